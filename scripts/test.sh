@@ -1,0 +1,5 @@
+#!/bin/sh
+# Sets up .venv, type-checks rules/ and vision/ strictly, and runs the whole test suite.
+. "$(dirname "$0")/venv.sh"
+.venv/bin/python -m mypy --strict rules vision
+exec .venv/bin/python -m pytest "$@"

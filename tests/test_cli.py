@@ -1,0 +1,18 @@
+import subprocess
+import sys
+
+from firmware_host.cli import main
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "dicetray" in capsys.readouterr().out
+
+
+def test_unknown_command_is_a_usage_error():
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_host", "frobnicate"], capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "frobnicate" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,83 @@
+"""The public reading contract: one :class:`DieReading` per die, one :class:`FrameReading` per frame.
+
+These values are what ``dicetray read --json`` prints and what the service scores.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class DieStatus(str, enum.Enum):
+    """Why a die can or cannot be trusted."""
+
+    OK = "ok"
+    COCKED = "cocked"  # leaning against a wall or another die: no single top face
+    OCCLUDED = "occluded"  # partly hidden or out of frame
+    UNREADABLE = "unreadable"  # the face matches no known layout or calibrated face
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die found in a frame.
+
+    ``value`` is the number 1-6, or ``None`` when the status is not ``ok``. ``face`` is the face label
+    (``"4"`` for pips, a profile's label for a calibrated die). ``box`` is x, y, width, height in pixels
+    of the top face.
+    """
+
+    value: int | None
+    confidence: float
+    box: tuple[int, int, int, int]
+    status: DieStatus
+    face: str | None = None
+    symbol: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is DieStatus.OK and self.value is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "face": self.face,
+            "symbol": self.symbol,
+            "confidence": round(float(self.confidence), 4),
+            "box": [int(v) for v in self.box],
+            "status": self.status.value,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DieReading:
+        box = data["box"]
+        return cls(
+            value=data.get("value"),
+            confidence=float(data.get("confidence", 0.0)),
+            box=(int(box[0]), int(box[1]), int(box[2]), int(box[3])),
+            status=DieStatus(data.get("status", "ok")),
+            face=data.get("face"),
+            symbol=data.get("symbol"),
+        )
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """Every die read in one frame, and the milliseconds the reading took (decoding excluded)."""
+
+    dice: tuple[DieReading, ...] = field(default_factory=tuple)
+    ms: float = 0.0
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """The values of the dice read ``ok``, left to right."""
+        ordered = sorted((d for d in self.dice if d.ok), key=lambda d: (d.box[0], d.box[1]))
+        return tuple(d.value for d in ordered if d.value is not None)
+
+    @property
+    def all_ok(self) -> bool:
+        return all(d.ok for d in self.dice)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ms": round(self.ms, 2), "dice": [d.to_json() for d in self.dice]}
