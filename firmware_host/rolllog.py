@@ -1,0 +1,333 @@
+"""The roll log: every settled reading, what was scored, and every correction, in SQLite.
+
+Durability: the database runs in WAL mode with ``synchronous=FULL``. Each row is written in its own
+transaction, so a process killed mid-write (kill -9, the watchdog's SIGABRT) loses nothing that was
+committed and never leaves a half row. ``FULL`` rather than ``NORMAL`` because the tray's plug gets
+pulled: with ``NORMAL`` a power cut may drop the last few commits of the WAL; a roll every few seconds
+makes the extra fsync free.
+
+Faults: when a write fails (disk full, a read-only file or folder, a file that is not a roll log) the
+row stays in memory, :class:`~firmware_host.errors.RollLogError` names the file, and the next write or
+:meth:`RollLog.flush` tries again, in order. Rows are given their ids (``uuid4`` hex) before they
+reach the disk, so a score can name its reading while both are still pending.
+
+>>> from vision.types import FrameReading
+>>> log = RollLog(":memory:")
+>>> reading_id = log.record_reading(FrameReading(), at=0.0)
+>>> [r.id == reading_id for r in log.readings()]
+[True]
+>>> log.close()
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+import uuid
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from calibration.paths import state_directory
+from firmware_host.errors import RollLogError
+from vision.types import DieReading, FrameReading
+
+__all__ = ["LoggedCorrection", "LoggedReading", "LoggedScore", "RollLog", "RollLogError", "reading_notation"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS readings (
+    id TEXT PRIMARY KEY,
+    at REAL NOT NULL,
+    notation TEXT NOT NULL,
+    all_ok INTEGER NOT NULL,
+    ms REAL NOT NULL,
+    dice TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scores (
+    id TEXT PRIMARY KEY,
+    reading_id TEXT REFERENCES readings(id),
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS corrections (
+    id TEXT PRIMARY KEY,
+    reading_id TEXT REFERENCES readings(id),
+    at REAL NOT NULL,
+    text TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS readings_at ON readings(at);
+"""
+
+# Rows waiting for a writable disk; far more than an evening of rolls, and a bound on memory.
+MAX_PENDING = 50_000
+
+
+def reading_notation(reading: FrameReading) -> str:
+    """The dice left to right as face values, ``?`` for a die that could not be read: ``"3 ? 6"``."""
+    ordered = sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
+    return " ".join(str(d.value) if d.ok else "?" for d in ordered)
+
+
+@dataclass(frozen=True)
+class LoggedReading:
+    id: str
+    at: float
+    notation: str
+    all_ok: bool
+    ms: float
+    dice: tuple[DieReading, ...]
+
+
+@dataclass(frozen=True)
+class LoggedScore:
+    id: str
+    reading_id: str | None
+    at: float
+    kind: str
+    text: str
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LoggedCorrection:
+    id: str
+    reading_id: str | None
+    at: float
+    text: str
+    data: Mapping[str, Any]
+
+
+_Row = tuple[str, tuple[Any, ...]]  # an INSERT statement and its parameters
+
+
+class RollLog:
+    """The SQLite roll log at ``path`` (default ``rolls.sqlite3`` in the state directory; ``":memory:"``
+    for a throwaway log). Opened lazily, so a log that cannot be opened yet does not stop the tray.
+
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, path: str | Path | None = None, *, max_page_count: int | None = None) -> None:
+        self.path = Path(path) if path is not None else state_directory() / "rolls.sqlite3"
+        self._memory = str(path) == ":memory:"
+        # Caps the file size in pages (applied when the file is next opened): a "full disk" on demand.
+        self.max_page_count = max_page_count
+        self._connection: sqlite3.Connection | None = None
+        self._pending: deque[_Row] = deque()
+        self._dropped = 0
+
+    def __repr__(self) -> str:
+        return f"RollLog({str(self.path)!r})"
+
+    def __enter__(self) -> RollLog:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> int:
+        """Rows not yet on disk (waiting for a retry)."""
+        return len(self._pending)
+
+    def record_reading(self, reading: FrameReading, *, at: float | None = None) -> str:
+        """Logs a settled reading; returns its id.
+
+        :raises RollLogError: it could not be written now; it is kept and written on the next try.
+        """
+        row_id = uuid.uuid4().hex
+        dice = json.dumps([d.to_json() for d in reading.dice], sort_keys=True)
+        self._write(
+            "INSERT INTO readings (id, at, notation, all_ok, ms, dice) VALUES (?, ?, ?, ?, ?, ?)",
+            (row_id, _now(at), reading_notation(reading), int(reading.all_ok), float(reading.ms), dice),
+        )
+        return row_id
+
+    def record_score(
+        self,
+        kind: str,
+        text: str,
+        data: Mapping[str, Any] | None = None,
+        *,
+        reading_id: str | None = None,
+        at: float | None = None,
+    ) -> str:
+        """Logs what a roll scored (a roll's activations, an ability used, a defense, damage, the end
+        of the game) with its transcript line and data; returns its id.
+
+        :raises RollLogError: as :meth:`record_reading`.
+        """
+        row_id = uuid.uuid4().hex
+        self._write(
+            "INSERT INTO scores (id, reading_id, at, kind, text, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (row_id, reading_id, _now(at), kind, text, _json(data)),
+        )
+        return row_id
+
+    def record_correction(
+        self,
+        text: str,
+        data: Mapping[str, Any] | None = None,
+        *,
+        reading_id: str | None = None,
+        at: float | None = None,
+    ) -> str:
+        """Logs a die value set by hand over what was read; returns its id.
+
+        :raises RollLogError: as :meth:`record_reading`.
+        """
+        row_id = uuid.uuid4().hex
+        self._write(
+            "INSERT INTO corrections (id, reading_id, at, text, data) VALUES (?, ?, ?, ?, ?)",
+            (row_id, reading_id, _now(at), text, _json(data)),
+        )
+        return row_id
+
+    def flush(self) -> None:
+        """Writes the pending rows, oldest first, each in its own transaction.
+
+        :raises RollLogError: the log cannot be written; the rows not yet written stay pending.
+        """
+        if not self._pending:
+            return
+        connection = self._connect()
+        while self._pending:
+            statement, parameters = self._pending[0]
+            try:
+                with connection:  # one transaction: committed whole, or rolled back whole
+                    connection.execute(statement, parameters)
+            except sqlite3.IntegrityError:
+                # Already on disk: a commit whose acknowledgement was lost. Nothing to do again.
+                log.debug("roll log row %s already written", parameters[0])
+            except sqlite3.Error as error:
+                # Reopen next time: a connection opened on a read-only file stays read-only even
+                # after the file is made writable again.
+                self._disconnect()
+                raise self._error("cannot be written", error) from None
+            self._pending.popleft()
+
+    def _write(self, statement: str, parameters: tuple[Any, ...]) -> None:
+        if len(self._pending) >= MAX_PENDING:
+            self._pending.popleft()
+            self._dropped += 1
+            log.error("roll log %s: %d rows dropped while it could not be written", self.path, self._dropped)
+        self._pending.append((statement, parameters))
+        self.flush()
+
+    # -- reading back ----------------------------------------------------------------------------
+
+    def readings(self, limit: int | None = None) -> list[LoggedReading]:
+        """Logged readings, oldest first (the last ``limit`` when given)."""
+        rows = self._select("SELECT id, at, notation, all_ok, ms, dice FROM readings", limit)
+        return [
+            LoggedReading(
+                id=row[0],
+                at=row[1],
+                notation=row[2],
+                all_ok=bool(row[3]),
+                ms=row[4],
+                dice=tuple(DieReading.from_json(d) for d in json.loads(row[5])),
+            )
+            for row in rows
+        ]
+
+    def scores(self, limit: int | None = None) -> list[LoggedScore]:
+        rows = self._select("SELECT id, reading_id, at, kind, text, data FROM scores", limit)
+        return [LoggedScore(row[0], row[1], row[2], row[3], row[4], json.loads(row[5])) for row in rows]
+
+    def corrections(self, limit: int | None = None) -> list[LoggedCorrection]:
+        rows = self._select("SELECT id, reading_id, at, text, data FROM corrections", limit)
+        return [LoggedCorrection(row[0], row[1], row[2], row[3], json.loads(row[4])) for row in rows]
+
+    def integrity_check(self) -> str:
+        """SQLite's own check of the file: ``"ok"`` when sound."""
+        try:
+            row = self._connect().execute("PRAGMA integrity_check").fetchone()
+        except sqlite3.Error as error:
+            raise self._error("cannot be checked", error) from None
+        return str(row[0])
+
+    def close(self) -> None:
+        """Tries a last flush (a failure is logged; the rows are lost only with the process) and closes."""
+        if self._pending:
+            try:
+                self.flush()
+            except RollLogError as error:
+                log.error("%s; %d rows not written", error, len(self._pending))
+        self._disconnect()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _select(self, query: str, limit: int | None) -> list[tuple[Any, ...]]:
+        try:
+            connection = self._connect()
+            if limit is None:
+                return list(connection.execute(f"{query} ORDER BY at, rowid"))
+            rows = list(connection.execute(f"{query} ORDER BY at DESC, rowid DESC LIMIT ?", (limit,)))
+            return rows[::-1]
+        except sqlite3.Error as error:
+            raise self._error("cannot be read", error) from None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is not None:
+            return self._connection
+        try:
+            if not self._memory:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(str(self.path), timeout=5.0)
+        except (OSError, sqlite3.Error) as error:
+            raise self._error("cannot be opened", error) from None
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            if self.max_page_count is not None:
+                connection.execute(f"PRAGMA max_page_count={int(self.max_page_count)}")
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RollLogError(
+                    f"roll log {str(self.path)!r} has schema version {version}, newer than this "
+                    f"dicetray's {SCHEMA_VERSION}"
+                )
+            if version < SCHEMA_VERSION:
+                connection.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+        except sqlite3.Error as error:
+            connection.close()
+            raise self._error("cannot be opened", error) from None
+        except RollLogError:
+            connection.close()
+            raise
+        self._connection = connection
+        return connection
+
+    def _disconnect(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _error(self, what: str, error: BaseException) -> RollLogError:
+        detail = getattr(error, "strerror", None) or str(error)
+        pending = f"; {len(self._pending)} rows kept to retry" if self._pending else ""
+        return RollLogError(f"roll log {str(self.path)!r} {what}: {detail}{pending}")
+
+
+def _now(at: float | None) -> float:
+    return time.time() if at is None else float(at)
+
+
+def _json(data: Mapping[str, Any] | None) -> str:
+    return json.dumps(dict(data or {}), sort_keys=True, default=str)

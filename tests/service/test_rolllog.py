@@ -1,0 +1,191 @@
+"""The SQLite roll log: round trips, durability under kill -9, and faults that keep rows to retry."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from firmware_host.errors import RollLogError
+from firmware_host.rolllog import RollLog, reading_notation
+from vision.types import DieReading, DieStatus, FrameReading
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def die(value: int | None, x: int, status: DieStatus = DieStatus.OK) -> DieReading:
+    return DieReading(value=value, confidence=0.97, box=(x, 100, 40, 40), status=status, face=str(value))
+
+
+READING = FrameReading(
+    dice=(die(6, 300), die(3, 100), die(None, 200, DieStatus.COCKED), die(1, 400), die(1, 500)), ms=7.5
+)
+
+
+def test_round_trip_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    with RollLog(path) as log:
+        reading_id = log.record_reading(READING, at=100.0)
+        log.record_score("roll", "Roll 1/3: 1 1 3 6 ?", {"activations": ["Smack"]}, reading_id=reading_id, at=101.0)
+        log.record_correction("Die 3 set to 4", {"die": 2, "value": 4}, reading_id=reading_id, at=102.0)
+    with RollLog(path) as log:
+        (reading,) = log.readings()
+        assert reading.id == reading_id
+        assert reading.notation == "3 ? 6 1 1"
+        assert not reading.all_ok
+        assert reading.dice == READING.dice
+        assert reading.ms == 7.5
+        (score,) = log.scores()
+        assert (score.reading_id, score.kind, score.data) == (reading_id, "roll", {"activations": ["Smack"]})
+        (correction,) = log.corrections()
+        assert (correction.reading_id, correction.text, correction.data) == (reading_id, "Die 3 set to 4", {"die": 2, "value": 4})
+        assert log.integrity_check() == "ok"
+
+
+def test_the_default_file_is_in_the_state_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DICETRAY_STATE_DIR", str(tmp_path / "state"))
+    with RollLog() as log:
+        log.record_reading(READING)
+    assert (tmp_path / "state" / "rolls.sqlite3").is_file()
+
+
+def test_wal_and_full_sync_are_on(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    with RollLog(path) as log:
+        log.record_reading(READING)
+    connection = sqlite3.connect(path)
+    try:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
+    finally:
+        connection.close()
+
+
+def test_limit_gives_the_latest_rows_oldest_first(tmp_path: Path) -> None:
+    with RollLog(tmp_path / "r.sqlite3") as log:
+        for at in range(5):
+            log.record_reading(READING, at=float(at))
+        assert [r.at for r in log.readings(limit=2)] == [3.0, 4.0]
+
+
+def test_reading_notation_marks_unread_dice() -> None:
+    assert reading_notation(READING) == "3 ? 6 1 1"
+    assert reading_notation(FrameReading()) == ""
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from firmware_host.rolllog import RollLog
+    from vision.types import DieReading, DieStatus, FrameReading
+    reading = FrameReading(dice=tuple(DieReading(v, 0.9, (v * 50, 10, 40, 40), DieStatus.OK, str(v)) for v in range(1, 6)))
+    log = RollLog(sys.argv[1])
+    while True:
+        row = log.record_reading(reading)
+        log.record_score("roll", "x" * 2000, {"row": row}, reading_id=row)
+        print(row, flush=True)
+    """
+)
+
+
+def test_kill_9_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    committed: list[str] = []
+    rng = random.Random(5)
+    for _ in range(6):
+        process = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO
+        )
+        assert process.stdout is not None
+        for _ in range(rng.randint(5, 60)):
+            committed.append(process.stdout.readline().strip())
+        process.send_signal(signal.SIGKILL)
+        # Rows the writer printed before dying were committed too.
+        committed.extend(line.strip() for line in process.stdout if line.strip())
+        process.stdout.close()
+        assert process.wait() == -signal.SIGKILL
+    with RollLog(path) as log:
+        assert log.integrity_check() == "ok"
+        on_disk = {r.id for r in log.readings()}
+        assert set(committed) <= on_disk
+        scored = {s.reading_id for s in log.scores()}
+        assert set(committed) <= scored
+
+
+def test_a_full_disk_keeps_rows_and_retries_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    log = RollLog(path, max_page_count=12)
+    written: list[str] = []
+    with pytest.raises(RollLogError) as caught:
+        for _ in range(200):
+            written.append(log.record_score("roll", "y" * 3000))
+    message = str(caught.value)
+    assert repr(str(path)) in message and "full" in message
+    assert log.pending == 1
+    with pytest.raises(RollLogError, match="2 rows kept to retry"):
+        log.record_score("roll", "z")
+    # Space comes back (the cap applies to the next opening): the kept rows go in, in order.
+    log.max_page_count = None
+    log.flush()
+    assert log.pending == 0
+    texts = [s.text for s in log.scores()]
+    assert texts[-2][0] == "y" and texts[-1] == "z"
+    assert len(texts) == len(written) + 2
+    assert log.integrity_check() == "ok"
+    log.close()
+
+
+def test_an_unopenable_folder_keeps_rows_until_it_is_fixed(tmp_path: Path) -> None:
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the folder should be")
+    log = RollLog(blocker / "rolls.sqlite3")
+    with pytest.raises(RollLogError, match=r"roll log '.*state/rolls.sqlite3' cannot be opened"):
+        log.record_reading(READING)
+    assert log.pending == 1
+    blocker.unlink()
+    log.record_reading(READING)
+    assert log.pending == 0
+    assert len(log.readings()) == 2
+    log.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files anyway; the folder test covers retries")
+def test_a_read_only_file_is_named_and_rows_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    with RollLog(path) as log:
+        log.record_reading(READING)
+    for name in ("rolls.sqlite3", "rolls.sqlite3-wal", "rolls.sqlite3-shm"):
+        if (tmp_path / name).exists():
+            (tmp_path / name).chmod(0o444)
+    tmp_path.chmod(0o555)
+    try:
+        log = RollLog(path)
+        with pytest.raises(RollLogError, match="roll log '.*rolls.sqlite3'"):
+            log.record_reading(READING)
+        assert log.pending == 1
+    finally:
+        tmp_path.chmod(0o755)
+        for name in ("rolls.sqlite3", "rolls.sqlite3-wal", "rolls.sqlite3-shm"):
+            if (tmp_path / name).exists():
+                (tmp_path / name).chmod(0o644)
+    log.flush()
+    assert len(log.readings()) == 2
+    log.close()
+
+
+def test_a_file_that_is_not_a_roll_log_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    path.write_bytes(b"holiday photos, not a database" * 100)
+    log = RollLog(path)
+    with pytest.raises(RollLogError, match="file is not a database"):
+        log.record_reading(READING)
+    assert log.pending == 1
+    assert path.read_bytes().startswith(b"holiday photos")
+    log.close()  # the failed last flush is logged, not raised
