@@ -3,8 +3,112 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from firmware_host.errors import UsageError
 
 
 def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     """Adds this module's subcommands to the `dicetray` parser."""
+    read = subparsers.add_parser(
+        "read",
+        help="read the dice in still images",
+        description="Find every die in each image and read its top face.",
+    )
+    read.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    read.add_argument("--profile", metavar="NAME", help="a calibrated die profile (saved name or path)")
+    read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    read.add_argument("--annotate", metavar="DIR", type=Path, help="write a debug image per input into DIR")
+    read.set_defaults(handler=run_read)
+
+    evaluate = subparsers.add_parser(
+        "eval",
+        help="accuracy and speed on a labelled folder",
+        description="Read every image of a labelled folder (images plus labels.json) and score the reads.",
+    )
+    evaluate.add_argument("dataset", metavar="DATASET", type=Path, help="folder with images and labels.json")
+    evaluate.add_argument("--profile", metavar="NAME", help="a calibrated die profile (saved name or path)")
+    evaluate.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    evaluate.set_defaults(handler=run_eval)
+
+
+def make_reader(profile: str | None) -> Any:
+    """The reader for ``--profile`` (``None``: plain pip dice)."""
+    from vision.reader import DiceReader
+
+    if profile is None:
+        return DiceReader()
+    return DiceReader(classifier=_profile_classifier(profile))
+
+
+def _profile_classifier(profile: str) -> Any:
+    try:
+        profiles = importlib.import_module("calibration.profiles")
+        reader = importlib.import_module("vision.profile_reader")
+    except ImportError:
+        raise UsageError(f"--profile {profile!r}: calibrated die profiles are not available in this version") from None
+    loaded = profiles.load_profile(profile)
+    factory = getattr(reader.ProfileClassifier, "from_profile", None)
+    if factory is None:
+        raise UsageError(f"--profile {profile!r}: calibrated die profiles are not available in this version")
+    return factory(loaded)
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from vision.annotate import annotate
+    from vision.imageio import load_image
+
+    reader = make_reader(args.profile)
+    if args.annotate is not None:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"--annotate {str(args.annotate)!r}: cannot create folder: {error.strerror}") from None
+    for name in args.images:
+        frame = load_image(name)
+        reading = reader.read(frame)
+        if args.json:
+            print(json.dumps({"image": name, **reading.to_json()}), flush=True)
+        else:
+            print(_describe(name, reading), flush=True)
+        if args.annotate is not None:
+            _write_annotated(args.annotate / (Path(name).stem + ".png"), annotate(frame, reading))
+    return 0
+
+
+def _describe(name: str, reading: Any) -> str:
+    parts = []
+    for die in reading.dice:
+        parts.append(str(die.face or die.value) if die.ok else die.status.value)
+    dice = " ".join(parts) if parts else "no dice"
+    return f"{name}: {dice} ({reading.ms:.1f} ms)"
+
+
+def _write_annotated(path: Path, image: Any) -> None:
+    import cv2
+
+    ok, data = cv2.imencode(".png", image)
+    try:
+        if not ok:
+            raise OSError(0, "PNG encoding failed")
+        path.write_bytes(data.tobytes())
+    except OSError as error:
+        raise UsageError(f"--annotate: cannot write {str(path)!r}: {error.strerror}") from None
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from vision.dataset import load_dataset
+    from vision.evaluate import evaluate
+
+    dataset = load_dataset(args.dataset)
+    reader = make_reader(args.profile)
+    report = evaluate(dataset, reader.read, progress=sys.stderr)
+    if args.json:
+        print(json.dumps({"dataset": str(args.dataset), **report.to_json()}))
+    else:
+        print(report.summary())
+    return 0

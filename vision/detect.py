@@ -1,0 +1,392 @@
+"""Finding the top faces of dice in a frame.
+
+The pips are the one thing every d6 shares whatever its colour, so the search starts from them:
+
+1. Scale. A coarse look at a small copy of the frame measures the pips; the frame is then resampled
+   so that pips are about :attr:`DetectorConfig.target_pip` pixels wide, whatever the camera.
+2. Pips. Dark pips are what a morphological closing fills in (black-hat), light pips what an
+   opening removes (top-hat); each blob is measured as an ellipse.
+3. Faces. Pips are linked when they are alike (polarity, size, the ellipse that tells how their
+   face is tilted) and the surface between them is unbroken face, not the edge of a die or the gap
+   between two dice. Each linked group is matched to a pip layout (:mod:`vision.layout`).
+4. Top faces only. An oblique camera also sees side faces; of the faces of one die, the top face is
+   the one seen most square-on, and the others are dropped so that side pips never add.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.imageio import Frame, check_frame
+from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout
+
+FloatArray = npt.NDArray[np.float64]
+Grey = npt.NDArray[np.uint8]
+
+#: Side in pixels of the rectified square crop of each top face.
+CROP_SIZE = 64
+
+
+class CandidateFlag(enum.IntFlag):
+    """What the detector noticed about a face beyond its pips."""
+
+    NONE = 0
+    TOUCHES_FRAME_EDGE = enum.auto()  # part of the face may be outside the frame
+    TILTED = enum.auto()  # foreshortened unlike the other dice: the die is probably cocked
+    NO_LAYOUT = enum.auto()  # marks that look like a die face but match no pip layout
+
+
+@dataclass(frozen=True)
+class Pip:
+    """One pip: centre and equivalent diameter in frame pixels, ellipse shape, contrast 0-255."""
+
+    x: float
+    y: float
+    diameter: float
+    ratio: float  # minor / major axis: 1.0 is round
+    angle: float  # radians, direction of the major axis
+    contrast: float
+    dark: bool  # dark pip on a lighter face
+
+
+@dataclass(frozen=True, eq=False)
+class FaceCandidate:
+    """A top face found in a frame, ready for a :class:`vision.classify.FaceClassifier`.
+
+    ``box`` is x, y, width, height in frame pixels; ``quad`` the four corners of the face outline;
+    ``crop`` a ``CROP_SIZE`` square BGR image of the face seen square-on; ``pips`` the pips found
+    on it and ``layout`` the pip layout they match (``None`` if none).
+    """
+
+    box: tuple[int, int, int, int]
+    quad: tuple[tuple[float, float], ...]
+    crop: Frame = field(repr=False)
+    pips: tuple[Pip, ...]
+    layout: LayoutFit | None
+    flags: CandidateFlag = CandidateFlag.NONE
+    quality: float = 1.0  # 0-1: how cleanly the pips fit their layout and stand out
+
+    @property
+    def touches_frame_edge(self) -> bool:
+        return bool(self.flags & CandidateFlag.TOUCHES_FRAME_EDGE)
+
+    @property
+    def center(self) -> tuple[float, float]:
+        xs = [p[0] for p in self.quad]
+        ys = [p[1] for p in self.quad]
+        return (sum(xs) / 4, sum(ys) / 4)
+
+    @property
+    def squareness(self) -> float:
+        """Mean minor/major ratio of the pips: 1.0 when the face is seen square-on."""
+        return float(np.mean([p.ratio for p in self.pips])) if self.pips else 0.0
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Tunables of :class:`FaceDetector`; defaults suit frames from 640x480 to 12 MP."""
+
+    target_pip: float = 8.0  # pip diameter in pixels the frame is resampled to
+    coarse_side: int = 400  # longest side of the copy used to measure pips
+    min_contrast: float = 24.0  # black-hat/top-hat level that starts a pip, grey levels
+    min_pip_contrast: float = 45.0  # mean contrast a pip needs
+    min_ratio: float = 0.3  # rounder than this to be a pip
+    link_distance: float = 6.5  # pips further apart (in pip diameters) are never on one face
+    max_size_ratio: float = 1.7
+    max_shape_difference: float = 0.55
+    max_gap_drop: float = 0.35  # how far (fraction of pip contrast) the face may dip between pips
+
+
+class FaceDetector:
+    """Finds the top faces of pip dice in BGR frames."""
+
+    def __init__(self, config: DetectorConfig | None = None) -> None:
+        self.config = config or DetectorConfig()
+
+    def __repr__(self) -> str:
+        return f"FaceDetector({self.config!r})"
+
+    def find(self, frame: Frame) -> list[FaceCandidate]:
+        """Every top face in ``frame``, in no particular order."""
+        frame = check_frame(frame)
+        grey_full: Grey = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
+        scale = self._working_scale(grey_full)
+        grey: Grey = grey_full
+        if scale < 1.0:
+            grey = np.asarray(cv2.resize(grey_full, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        kernel = int(round(self.config.target_pip * 2.2)) | 1
+        faces: list[FaceCandidate] = []
+        for dark in (True, False):
+            pips = _find_pips(grey, kernel, dark, self.config)
+            if len(pips) == 0:
+                continue
+            groups = _link(grey, pips, dark, self.config)
+            for group in groups:
+                faces.extend(_faces_from_group(frame, pips, group, scale, dark))
+        return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
+
+    def _working_scale(self, grey: npt.NDArray[np.uint8]) -> float:
+        h, w = int(grey.shape[0]), int(grey.shape[1])
+        coarse = min(1.0, self.config.coarse_side / max(h, w))
+        small: Grey = grey
+        if coarse < 1:
+            small = np.asarray(cv2.resize(grey, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        sizes: list[float] = []
+        for dark in (True, False):
+            pips = _find_pips(small, 15, dark, self.config)
+            if len(pips):
+                strong = pips[(pips[:, _RATIO] > 0.6) & (pips[:, _CONTRAST] > self.config.min_pip_contrast)]
+                sizes.extend(strong[:, _DIAM].tolist())
+        if len(sizes) < 2:
+            return min(1.0, 1024.0 / float(max(h, w)))
+        pip_full = float(np.median(sizes)) / coarse
+        scale = float(self.config.target_pip / pip_full)
+        # resampling a frame by a few per cent gains nothing and costs time
+        return 1.0 if scale > 0.8 else scale
+
+
+# pip array columns
+_X, _Y, _DIAM, _RATIO, _ANGLE, _CONTRAST, _LEVEL = range(7)
+
+
+def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: DetectorConfig) -> FloatArray:
+    """Pip-like blobs as rows (x, y, diameter, ratio, angle, contrast, face level) in ``grey`` pixels."""
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
+    if dark:
+        filled = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k)
+        response = cv2.subtract(filled, grey)
+    else:
+        filled = cv2.morphologyEx(grey, cv2.MORPH_OPEN, k)
+        response = cv2.subtract(grey, filled)
+    mask = (response > config.min_contrast).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if count <= 1:
+        return np.zeros((0, 7))
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    bw = stats[:, cv2.CC_STAT_WIDTH]
+    bh = stats[:, cv2.CC_STAT_HEIGHT]
+    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1)
+    keep[0] = False
+    if not keep.any():
+        return np.zeros((0, 7))
+    ys, xs = np.nonzero(mask)
+    lab = labels[ys, xs]
+    sel = keep[lab]
+    ys, xs, lab = ys[sel].astype(np.float64), xs[sel].astype(np.float64), lab[sel]
+    weights = response[ys.astype(np.intp), xs.astype(np.intp)].astype(np.float64)
+    levels = filled[ys.astype(np.intp), xs.astype(np.intp)].astype(np.float64)
+    n = count
+    a = np.bincount(lab, minlength=n)
+    a_safe = np.maximum(a, 1)
+    mx = np.bincount(lab, xs, n) / a_safe
+    my = np.bincount(lab, ys, n) / a_safe
+    dx = xs - mx[lab]
+    dy = ys - my[lab]
+    cxx = np.bincount(lab, dx * dx, n) / a_safe + 1 / 12
+    cyy = np.bincount(lab, dy * dy, n) / a_safe + 1 / 12
+    cxy = np.bincount(lab, dx * dy, n) / a_safe
+    contrast = np.bincount(lab, weights, n) / a_safe
+    level = np.bincount(lab, levels, n) / a_safe
+    idx = np.nonzero(keep)[0]
+    cxx, cyy, cxy = cxx[idx], cyy[idx], cxy[idx]
+    tr = cxx + cyy
+    disc = np.sqrt(np.maximum(((cxx - cyy) / 2) ** 2 + cxy**2, 0))
+    l1 = tr / 2 + disc
+    l2 = np.maximum(tr / 2 - disc, 1e-6)
+    ratio = np.sqrt(l2 / l1)
+    angle = 0.5 * np.arctan2(2 * cxy, cxx - cyy)
+    # a filled ellipse with semi-axes a, b has second moments a^2/4, b^2/4
+    ellipse_area = math.pi * 4 * np.sqrt(l1 * l2)
+    fill = area[idx] / ellipse_area
+    diam = 2 * np.sqrt(area[idx] / math.pi)
+    rows = np.column_stack([mx[idx], my[idx], diam, ratio, angle, contrast[idx], level[idx]])
+    good = (contrast[idx] >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > 0.55) & (fill < 1.35) & (diam >= 2.2)
+    return rows[good]
+
+
+def _shape_tensor(ratio: FloatArray, angle: FloatArray) -> FloatArray:
+    """Each pip's ellipse as a 2x2 tensor of determinant 1, flattened to (xx, xy, yy)."""
+    c, s = np.cos(angle), np.sin(angle)
+    major = 1 / np.sqrt(ratio)
+    minor = np.sqrt(ratio)
+    xx = major * c * c + minor * s * s
+    yy = major * s * s + minor * c * c
+    xy = (major - minor) * c * s
+    return np.column_stack([xx, xy, yy])
+
+
+def _link(grey: npt.NDArray[np.uint8], pips: FloatArray, dark: bool, config: DetectorConfig) -> list[list[int]]:
+    """Groups of pip indices that lie on one face."""
+    n = len(pips)
+    xy = pips[:, :2]
+    diam = pips[:, _DIAM]
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    mean_d = (diam[:, None] + diam[None, :]) / 2
+    size_ratio = np.maximum(diam[:, None], diam[None, :]) / np.minimum(diam[:, None], diam[None, :])
+    tensors = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE])
+    shape_diff = np.sqrt(((tensors[:, None, :] - tensors[None, :, :]) ** 2).sum(-1))
+    candidate = (
+        (d < config.link_distance * mean_d)
+        & (size_ratio < config.max_size_ratio)
+        & (shape_diff < config.max_shape_difference)
+    )
+    np.fill_diagonal(candidate, False)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    h, w = grey.shape
+    ii, jj = np.nonzero(np.triu(candidate))
+    for i, j in zip(ii.tolist(), jj.tolist()):
+        if _surface_unbroken(grey, pips[i], pips[j], dark, config, w, h):
+            ri, rj = find(i), find(j)
+            if ri != rj:
+                parent[ri] = rj
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _surface_unbroken(
+    grey: npt.NDArray[np.uint8], a: FloatArray, b: FloatArray, dark: bool, config: DetectorConfig, w: int, h: int
+) -> bool:
+    """Whether the surface between two pips is one face: no die edge or gap between dice on the way."""
+    dist = math.hypot(b[_X] - a[_X], b[_Y] - a[_Y])
+    start = 0.75 * a[_DIAM] / dist
+    stop = 1 - 0.75 * b[_DIAM] / dist
+    if stop <= start:
+        return True
+    steps = max(4, int(dist / 1.5))
+    t = np.linspace(start, stop, steps)
+    xs = np.clip(np.round(a[_X] + t * (b[_X] - a[_X])).astype(np.intp), 0, w - 1)
+    ys = np.clip(np.round(a[_Y] + t * (b[_Y] - a[_Y])).astype(np.intp), 0, h - 1)
+    samples = grey[ys, xs].astype(np.float64)
+    level = min(a[_LEVEL], b[_LEVEL])
+    contrast = min(a[_CONTRAST], b[_CONTRAST])
+    allowed = max(10.0, config.max_gap_drop * contrast)
+    if dark:
+        return bool(samples.min() >= level - allowed)
+    return bool(samples.max() <= max(a[_LEVEL], b[_LEVEL]) + allowed)
+
+
+def _unwarp(pips: FloatArray) -> FloatArray:
+    """Matrix taking pixel offsets on the pips' face to square-on coordinates in pip diameters."""
+    t = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE]).mean(axis=0)
+    tensor = np.array([[t[0], t[1]], [t[1], t[2]]])
+    vals, vecs = np.linalg.eigh(tensor)
+    vals = np.maximum(vals, 1e-3)
+    inv_sqrt = vecs @ np.diag(1 / np.sqrt(vals)) @ vecs.T
+    # tensor has determinant 1: its inverse square root stretches the short axis back to round
+    diameter = float(np.median(pips[:, _DIAM]))
+    out: FloatArray = inv_sqrt / diameter
+    return out
+
+
+def _faces_from_group(
+    frame: Frame, pips: FloatArray, group: list[int], scale: float, dark: bool
+) -> list[FaceCandidate]:
+    sub = pips[group]
+    strong = sub[sub[:, _CONTRAST] >= 0]  # all of them; weak ones are weighed in quality
+    if len(strong) > 6:
+        return [_candidate(frame, strong, None, scale, dark, CandidateFlag.NO_LAYOUT)]
+    fit = fit_layout(strong[:, :2], _unwarp(strong), single_spacing=_single_spacing(strong))
+    if fit is None:
+        return [_candidate(frame, strong, None, scale, dark, CandidateFlag.NO_LAYOUT)]
+    return [_candidate(frame, strong, fit, scale, dark, CandidateFlag.NONE)]
+
+
+def _single_spacing(pips: FloatArray) -> float:
+    # a lone pip is usually the big one-pip: its face is about four and a half diameters wide
+    return 2.2 / FACE_HALF_SIDE
+
+
+def _candidate(
+    frame: Frame, pips: FloatArray, fit: LayoutFit | None, scale: float, dark: bool, flags: CandidateFlag
+) -> FaceCandidate:
+    full = pips.copy()
+    full[:, [_X, _Y, _DIAM]] /= scale
+    if fit is None:
+        # no frame from a layout: outline the pips with a square around their spread
+        center = full[:, :2].mean(axis=0)
+        spread = float(np.max(np.abs(full[:, :2] - center))) + full[:, _DIAM].max()
+        m = np.eye(2) * max(spread / FACE_HALF_SIDE, full[:, _DIAM].max())
+        fit_full = LayoutFit(0, (float(center[0]), float(center[1])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
+    else:
+        m = fit.matrix() / scale
+        c = np.array(fit.center) / scale
+        fit_full = LayoutFit(fit.value, (float(c[0]), float(c[1])), (m[0, 0], m[0, 1], m[1, 0], m[1, 1]), fit.spacing, fit.residual)
+    quad = face_outline(fit_full)
+    h, w = frame.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
+    if x0 < 1 or y0 < 1 or x1 > w - 2 or y1 > h - 2:
+        flags |= CandidateFlag.TOUCHES_FRAME_EDGE
+    bx0, by0 = max(0, int(x0)), max(0, int(y0))
+    bx1, by1 = min(w, int(x1)), min(h, int(y1))
+    crop = _rectify(frame, fit_full)
+    contrast = float(np.median(full[:, _CONTRAST]))
+    quality = float(np.clip(1.0 - fit_full.residual / 0.4, 0.0, 1.0)) * float(np.clip(contrast / 60.0, 0.0, 1.0))
+    pip_objs = tuple(
+        Pip(float(p[_X]), float(p[_Y]), float(p[_DIAM]), float(p[_RATIO]), float(p[_ANGLE]), float(p[_CONTRAST]), dark)
+        for p in full
+    )
+    return FaceCandidate(
+        box=(bx0, by0, max(1, bx1 - bx0), max(1, by1 - by0)),
+        quad=tuple((float(x), float(y)) for x, y in quad),
+        crop=crop,
+        pips=pip_objs,
+        layout=fit_full if fit is not None else None,
+        flags=flags,
+        quality=quality if fit is not None else 0.0,
+    )
+
+
+def _rectify(frame: Frame, fit: LayoutFit) -> Frame:
+    """The face seen square-on, ``CROP_SIZE`` pixels wide, corner pips at a fixed place."""
+    m = fit.matrix()
+    h = FACE_HALF_SIDE
+    step = 2 * h / (CROP_SIZE - 1)
+    affine = np.zeros((2, 3))
+    affine[:, :2] = m * step
+    affine[:, 2] = np.array(fit.center) - m @ np.array([h, h])
+    crop = cv2.warpAffine(
+        frame, affine, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    )
+    out: Frame = np.asarray(crop, dtype=np.uint8)
+    return out
+
+
+def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
+    """Drops side faces: of faces close enough to belong to one die, keeps the most square-on."""
+    if len(faces) < 2:
+        return faces
+
+    def size(f: FaceCandidate) -> float:
+        return max(f.box[2], f.box[3])
+
+    # laid-out faces first, then the squarest: they claim their die before the others do
+    order = sorted(faces, key=lambda f: (f.layout is None, -f.squareness, -len(f.pips)))
+    kept: list[FaceCandidate] = []
+    for face in order:
+        cx, cy = face.center
+        same_die = False
+        for other in kept:
+            ox, oy = other.center
+            reach = 0.5 * (size(face) + size(other))
+            if math.hypot(cx - ox, cy - oy) < 1.05 * reach:
+                same_die = True
+                break
+        if not same_die:
+            kept.append(face)
+    return kept

@@ -1,0 +1,61 @@
+"""The reader: one BGR frame in, one :class:`~vision.types.FrameReading` out."""
+
+from __future__ import annotations
+
+import time
+
+from vision.classify import FaceClassifier, FaceResult, PipClassifier
+from vision.detect import CandidateFlag, FaceCandidate, FaceDetector
+from vision.imageio import Frame, check_frame
+from vision.types import DieReading, DieStatus, FrameReading
+
+
+class DiceReader:
+    """Finds every die in a frame and reads its top face.
+
+    ``classifier`` reads each face the detector finds (default: :class:`PipClassifier`); a die
+    whose face may be partly outside the frame is ``occluded``, one tilted unlike the others
+    ``cocked``, one whose face the classifier cannot read ``unreadable``; only ``ok`` dice carry a
+    value.
+
+    >>> reader = DiceReader()
+    >>> reading = reader.read(frame)  # doctest: +SKIP
+    >>> reading.values  # doctest: +SKIP
+    (2, 5, 6)
+    """
+
+    def __init__(self, classifier: FaceClassifier | None = None, detector: FaceDetector | None = None) -> None:
+        self.classifier: FaceClassifier = classifier if classifier is not None else PipClassifier()
+        self.detector = detector if detector is not None else FaceDetector()
+
+    def __repr__(self) -> str:
+        return f"DiceReader(classifier={self.classifier!r}, detector={self.detector!r})"
+
+    def read(self, frame: Frame) -> FrameReading:
+        """Reads every die in ``frame`` (BGR uint8), ordered left to right.
+
+        :raises InvalidFrameError: ``frame`` is not an HxWx3 uint8 array.
+        """
+        frame = check_frame(frame)
+        start = time.perf_counter()
+        dice = [self._reading(c, self.classifier.classify(c)) for c in self.detector.find(frame)]
+        dice.sort(key=lambda d: (d.box[0], d.box[1]))
+        ms = (time.perf_counter() - start) * 1000.0
+        return FrameReading(dice=tuple(dice), ms=ms)
+
+    @staticmethod
+    def _reading(candidate: FaceCandidate, result: FaceResult) -> DieReading:
+        status = result.status
+        if candidate.flags & CandidateFlag.TOUCHES_FRAME_EDGE:
+            status = DieStatus.OCCLUDED
+        elif candidate.flags & CandidateFlag.TILTED:
+            status = DieStatus.COCKED
+        ok = status is DieStatus.OK
+        return DieReading(
+            value=result.value if ok else None,
+            confidence=float(result.confidence),
+            box=candidate.box,
+            status=status,
+            face=result.face if ok else None,
+            symbol=result.symbol if ok else None,
+        )
