@@ -1,0 +1,104 @@
+"""Abilities on a hero board: kind, requirement tiers, effects, damage type."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from rules.damage import DamageType
+from rules.effects import BonusRoll, DiceEffects, Effect
+from rules.requirements import Requirement
+
+
+class AbilityKind(enum.Enum):
+    OFFENSIVE = "offensive"
+    ULTIMATE = "ultimate"
+    DEFENSIVE = "defensive"
+    PASSIVE = "passive"
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of an ability: the requirement, the fixed amounts, and the sheet's text."""
+
+    requirement: Requirement
+    effect: Effect
+    text: str
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Where the sources disagree: the value this file uses and the other one."""
+
+    about: str
+    chosen: str
+    other: str
+
+
+@dataclass(frozen=True)
+class Ability:
+    name: str
+    kind: AbilityKind
+    tiers: tuple[Tier, ...]
+    """Ascending tiers; the highest one the roll meets applies. Empty for defensive and passive."""
+    damage_type: DamageType | None = None
+    aliases: tuple[str, ...] = ()
+    dice_effects: DiceEffects = DiceEffects()
+    bonus_roll: BonusRoll | None = None
+    base_effect: Effect = Effect()
+    """What a defensive or passive ability always does (offensive ones keep this per tier)."""
+    variable_damage: str = ""
+    """Damage that depends on something other than dice (CP, tokens, upgrades), as the sheet says it."""
+    defense_dice: int = 0
+    roll_attempts: int = 1
+    reroll_die_limit: int | None = None
+    effect_text: str = ""
+    conflicts: tuple[Conflict, ...] = ()
+    notes: str = ""
+
+    @property
+    def is_ultimate(self) -> bool:
+        return self.kind is AbilityKind.ULTIMATE
+
+    @property
+    def is_offensive(self) -> bool:
+        """Offensive or ultimate: activated from the offensive roll."""
+        return self.kind in (AbilityKind.OFFENSIVE, AbilityKind.ULTIMATE)
+
+    @property
+    def is_defensive(self) -> bool:
+        return self.kind is AbilityKind.DEFENSIVE
+
+    @property
+    def requirement(self) -> Requirement | None:
+        """The lowest tier's requirement (None for defensive and passive abilities)."""
+        return self.tiers[0].requirement if self.tiers else None
+
+    @property
+    def requirement_text(self) -> str:
+        if self.is_defensive:
+            text = f"defense roll {self.defense_dice} dice"
+            if self.roll_attempts > 1:
+                text += f", {self.roll_attempts} roll attempts"
+                if self.reroll_die_limit is not None:
+                    text += f", reroll <= {self.reroll_die_limit}"
+            return text
+        if not self.tiers:
+            return "passive"
+        if len(self.tiers) == 1:
+            return self.tiers[0].requirement.notation()
+        return " / ".join(t.requirement.notation() for t in self.tiers)
+
+    @property
+    def deals_damage(self) -> bool:
+        """True when the ability can deal damage to a target (what makes it an Attack)."""
+        if self.damage_type is None or not self.damage_type.is_attack:
+            return False
+        if (self.bonus_roll is not None and self.bonus_roll.deals_damage) or self.variable_damage:
+            return True
+        return any(t.effect.damage > 0 for t in self.tiers) or any(
+            e.damage > 0 for _, e in self.dice_effects.per_symbol + self.dice_effects.on_symbol
+        )
+
+    def __repr__(self) -> str:
+        return f"<Ability {self.name!r} {self.kind.value} {self.requirement_text!r}>"
