@@ -1,0 +1,102 @@
+"""A simulated dice tray: rendered frames of dice with ground truth, for tests and the demo.
+
+Accuracy is claimed only on real photos; this serves unit tests, calibration tests and the demo.
+
+Rendering one frame::
+
+    import numpy as np
+    from hardware.sim import random_scene, render_tray
+
+    rng = np.random.default_rng(7)
+    scene = random_scene(rng, 5, tilt_deg=30, cocked=1, touching=1)
+    tray = render_tray(scene, rng)      # RenderedTray
+    tray.frame                          # (480, 640, 3) uint8 BGR, like a camera frame
+    tray.truth                          # tuple[DieTruth, ...]: value, face, kind, symbol, box, status
+    tray.truth[0].reading()             # the vision.types.DieReading a perfect reader would give
+
+Same scene and same seed give the same pixels.
+
+The pieces:
+
+- :class:`TrayScene` = :class:`Camera` (frame size up to 12 MP, ``tilt_deg`` 0-60 from straight down,
+  ``die_px``) + :class:`Background` (``plain``, ``wood``, ``pattern``) + :class:`DiePose` per die
+  (value, position in mm, yaw, ``lean_deg`` for a cocked die, ``rotation``/``lift_mm``/``motion_px``
+  for a tumbling one, a :class:`DieDesign` and a :class:`DieStyle`) + an optional :class:`Hand` +
+  :class:`Lighting` + :class:`Optics` (noise, blur, JPEG quality).
+- :func:`random_scene` ``(rng, n_dice, *, width, height, tilt_deg, die_px, background, designs,
+  styles, values, touching, cocked, out_of_frame, hand, lighting, optics)`` places 0-30 dice
+  without overlap; ``touching`` pairs sit side by side, ``cocked`` dice lean on a neighbour,
+  ``out_of_frame`` dice are cut by the frame edge, ``hand`` reaches in.
+- :class:`DieTruth` ``status``: ``ok``, ``cocked``, ``occluded`` (cut by the frame or under the
+  hand), ``unreadable`` (moving). :meth:`DieTruth.reading` turns a symbol face into ``unreadable``
+  unless ``calibrated=True``. :meth:`RenderedTray.label_entry` gives a ``labels.json`` entry.
+- :class:`DieStyle` ``(body, ink, finish)`` in BGR or by name: ``DieStyle.parse("blue/white/marbled")``;
+  :data:`STYLE_PRESETS`; finishes ``solid``, ``translucent``, ``marbled``.
+- :class:`DieDesign`: what each face 1-6 shows (:class:`FaceArt`: pips, a numeral, or a glyph with an
+  optional small number in a corner). ``DieDesign.pips()``, ``.numerals()``,
+  ``.pips_with_emblem(6, "star")``, ``.hero(name, {1: "sword", ...})``, ``.barbarian()`` (sword on
+  1-3 labelled ``sword-1`` .. ``sword-3``, heart on 4-5, pow on 6), ``.moon_elf()``,
+  ``.shadow_thief()``. Glyphs: :data:`GLYPH_NAMES`.
+- :func:`render_face` ``(design, style, value, size)``: a square crop of one die, face up, for
+  calibration tests.
+- :func:`write_labelled_folder` ``(dir, n_images, seed, ...)``: JPEGs plus ``labels.json`` in the
+  DESIGN.md format (``face`` is ``pips``/``numeral``, or the face label for a symbol face, which
+  also gets a ``symbol`` key). :func:`write_face_folders` ``(dir, design, style, per_face, seed)``:
+  one folder of crops per face label.
+- :class:`~hardware.sim.live.SimulatedTraySource`: the tray as a live camera (tumbling, settling,
+  scripted rolls, a hand, a nudge, a cocked die, a simulated unplug); see its docstring.
+"""
+
+from hardware.sim.dataset import DatasetWriteError, write_face_folders, write_labelled_folder
+from hardware.sim.faces import (
+    NAMED_COLOURS,
+    STYLE_PRESETS,
+    DieDesign,
+    DieStyle,
+    FaceArt,
+    FaceKind,
+    Finish,
+    InvalidDieDesign,
+)
+from hardware.sim.glyphs import GLYPH_NAMES, UnknownGlyph
+from hardware.sim.render import DieTruth, RenderedTray, render_face, render_tray
+from hardware.sim.scene import (
+    Background,
+    Camera,
+    DiePose,
+    Hand,
+    InvalidScene,
+    Lighting,
+    Optics,
+    TrayScene,
+    random_scene,
+)
+
+__all__ = [
+    "GLYPH_NAMES",
+    "NAMED_COLOURS",
+    "STYLE_PRESETS",
+    "Background",
+    "Camera",
+    "DatasetWriteError",
+    "DieDesign",
+    "DiePose",
+    "DieStyle",
+    "DieTruth",
+    "FaceArt",
+    "FaceKind",
+    "Finish",
+    "Hand",
+    "InvalidDieDesign",
+    "InvalidScene",
+    "Lighting",
+    "Optics",
+    "RenderedTray",
+    "TrayScene",
+    "UnknownGlyph",
+    "random_scene",
+    "render_face",
+    "render_tray",
+    "write_face_folders",
+    "write_labelled_folder",
+]

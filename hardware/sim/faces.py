@@ -1,0 +1,376 @@
+"""What a simulated die looks like: its style (body and ink colours, finish) and its design (what each
+face 1-6 shows: pips, a numeral, or a glyph with an optional small number in a corner).
+
+Face textures are square BGR images with an alpha mask (rounded corners), cached by design, style,
+face and resolution so a live source re-renders the same dice cheaply.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from hardware.errors import HardwareError
+from hardware.sim.glyphs import GLYPH_NAMES, UnknownGlyph, draw_glyph
+
+Colour = tuple[int, int, int]
+
+
+class InvalidDieDesign(HardwareError, ValueError):
+    """A die design or style is malformed (wrong number of faces, unknown colour or glyph)."""
+
+
+class FaceKind(str, enum.Enum):
+    """What kind of marking a face carries; the ``face`` key of ``labels.json`` uses these words."""
+
+    PIPS = "pips"
+    NUMERAL = "numeral"
+    SYMBOL = "symbol"
+
+
+class Finish(str, enum.Enum):
+    """How the die body looks."""
+
+    SOLID = "solid"
+    TRANSLUCENT = "translucent"
+    MARBLED = "marbled"
+
+
+# Pip centres in a unit face, the usual Western layout.
+_A, _B, _C = 0.25, 0.5, 0.75
+PIP_LAYOUT: Mapping[int, tuple[tuple[float, float], ...]] = {
+    1: ((_B, _B),),
+    2: ((_A, _A), (_C, _C)),
+    3: ((_A, _A), (_B, _B), (_C, _C)),
+    4: ((_A, _A), (_C, _A), (_A, _C), (_C, _C)),
+    5: ((_A, _A), (_C, _A), (_B, _B), (_A, _C), (_C, _C)),
+    6: ((_A, _A), (_C, _A), (_A, _B), (_C, _B), (_A, _C), (_C, _C)),
+}
+
+
+@dataclass(frozen=True)
+class FaceArt:
+    """What one face shows.
+
+    ``value`` is the number the face stands for (1-6); ``kind`` how it is marked; ``glyph`` the glyph
+    drawn for a symbol face (see :data:`~hardware.sim.glyphs.GLYPH_NAMES`); ``corner_number`` draws
+    the value small in a corner, as Dice Throne dice do; ``label`` names the face (what a calibrated
+    profile calls it) and ``symbol`` is the game symbol it means.
+    """
+
+    value: int
+    kind: FaceKind = FaceKind.PIPS
+    glyph: str | None = None
+    corner_number: bool = False
+    label: str = ""
+    symbol: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.value <= 6:
+            raise InvalidDieDesign(f"face value must be 1-6, got {self.value!r}")
+        if self.kind is FaceKind.SYMBOL:
+            if self.glyph not in GLYPH_NAMES:
+                raise InvalidDieDesign(f"unknown glyph {self.glyph!r}; known: {', '.join(GLYPH_NAMES)}")
+            if self.symbol is None:
+                object.__setattr__(self, "symbol", self.glyph)
+        if not self.label:
+            if self.kind is FaceKind.SYMBOL:
+                label = f"{self.glyph}-{self.value}" if self.corner_number else str(self.glyph)
+            else:
+                label = str(self.value)
+            object.__setattr__(self, "label", label)
+
+    @classmethod
+    def pips(cls, value: int) -> FaceArt:
+        return cls(value)
+
+    @classmethod
+    def numeral(cls, value: int) -> FaceArt:
+        return cls(value, FaceKind.NUMERAL)
+
+    @classmethod
+    def glyph_face(cls, value: int, glyph: str, *, number: bool = True, symbol: str | None = None) -> FaceArt:
+        return cls(value, FaceKind.SYMBOL, glyph=glyph, corner_number=number, symbol=symbol)
+
+
+@dataclass(frozen=True)
+class DieDesign:
+    """The six faces of a die, ``faces[i]`` showing value ``i + 1``; opposite faces sum to 7.
+
+    >>> DieDesign.barbarian().face(2).label
+    'sword-2'
+    """
+
+    name: str
+    faces: tuple[FaceArt, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.faces) != 6:
+            raise InvalidDieDesign(f"die design {self.name!r} needs 6 faces, got {len(self.faces)}")
+        for i, face in enumerate(self.faces):
+            if face.value != i + 1:
+                raise InvalidDieDesign(f"die design {self.name!r}: face {i + 1} has value {face.value}")
+        labels = [f.label for f in self.faces]
+        if len(set(labels)) != 6:
+            raise InvalidDieDesign(f"die design {self.name!r}: face labels are not unique: {labels!r}")
+
+    def face(self, value: int) -> FaceArt:
+        if not 1 <= value <= 6:
+            raise InvalidDieDesign(f"face value must be 1-6, got {value!r}")
+        return self.faces[value - 1]
+
+    @property
+    def has_symbols(self) -> bool:
+        return any(f.kind is FaceKind.SYMBOL for f in self.faces)
+
+    @classmethod
+    def pips(cls) -> DieDesign:
+        """An ordinary pip d6."""
+        return cls("pips", tuple(FaceArt.pips(v) for v in range(1, 7)))
+
+    @classmethod
+    def numerals(cls) -> DieDesign:
+        """A d6 with printed numerals."""
+        return cls("numerals", tuple(FaceArt.numeral(v) for v in range(1, 7)))
+
+    @classmethod
+    def pips_with_emblem(cls, value: int = 6, glyph: str = "star") -> DieDesign:
+        """A branded pip die whose face ``value`` carries an emblem instead of pips."""
+        faces = tuple(
+            FaceArt.glyph_face(v, glyph, number=False) if v == value else FaceArt.pips(v) for v in range(1, 7)
+        )
+        return cls(f"pips-{glyph}{value}", faces)
+
+    @classmethod
+    def hero(cls, name: str, glyphs: Mapping[int, str], symbols: Mapping[int, str] | None = None) -> DieDesign:
+        """A hero die: face ``v`` shows ``glyphs[v]`` with a small ``v`` in the corner.
+
+        ``symbols`` maps a face to its game symbol when it differs from the glyph name.
+        """
+        missing = [v for v in range(1, 7) if v not in glyphs]
+        if missing:
+            raise InvalidDieDesign(f"hero die {name!r} has no glyph for faces {missing!r}")
+        syms = symbols or {}
+        return cls(name, tuple(FaceArt.glyph_face(v, glyphs[v], symbol=syms.get(v)) for v in range(1, 7)))
+
+    @classmethod
+    def barbarian(cls) -> DieDesign:
+        """Like the Barbarian's dice: sword on 1-3, heart on 4-5, pow on 6."""
+        return cls.hero("barbarian", {1: "sword", 2: "sword", 3: "sword", 4: "heart", 5: "heart", 6: "pow"})
+
+    @classmethod
+    def moon_elf(cls) -> DieDesign:
+        """Like the Moon Elf's dice: arrow on 1-3, foot on 4-5, moon on 6."""
+        return cls.hero("moon-elf", {1: "arrow", 2: "arrow", 3: "arrow", 4: "foot", 5: "foot", 6: "moon"})
+
+    @classmethod
+    def shadow_thief(cls) -> DieDesign:
+        """Like the Shadow Thief's dice: dagger on 1-2, bag (here a shield) on 3-4, card (star) on 5, shadow (skull) on 6."""
+        return cls.hero(
+            "shadow-thief",
+            {1: "dagger", 2: "dagger", 3: "shield", 4: "shield", 5: "star", 6: "skull"},
+            {3: "bag", 4: "bag", 5: "card", 6: "shadow"},
+        )
+
+
+def _parse_colour(value: Colour | str) -> Colour:
+    if isinstance(value, str):
+        try:
+            return NAMED_COLOURS[value]
+        except KeyError:
+            raise InvalidDieDesign(f"unknown colour {value!r}; known: {', '.join(NAMED_COLOURS)}") from None
+    if len(value) != 3 or not all(0 <= int(c) <= 255 for c in value):
+        raise InvalidDieDesign(f"a colour is three 0-255 BGR values, got {value!r}")
+    return (int(value[0]), int(value[1]), int(value[2]))
+
+
+NAMED_COLOURS: Mapping[str, Colour] = {
+    "white": (236, 240, 240),
+    "ivory": (200, 228, 238),
+    "black": (30, 28, 28),
+    "red": (40, 40, 190),
+    "blue": (170, 90, 30),
+    "green": (70, 140, 40),
+    "yellow": (40, 200, 230),
+    "purple": (130, 50, 110),
+    "orange": (30, 120, 235),
+    "grey": (130, 130, 130),
+    "gold": (60, 170, 210),
+}
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """Colours and finish of a die body: ``body`` and ``ink`` (pips, numerals, glyphs) in BGR.
+
+    ``DieStyle.parse(s.notation()) == s`` for named colours:
+
+    >>> DieStyle.parse("blue/white/marbled")
+    DieStyle.parse('blue/white/marbled')
+    """
+
+    body: Colour = (236, 240, 240)
+    ink: Colour = (30, 28, 28)
+    finish: Finish = Finish.SOLID
+    marble: Colour = (255, 255, 255)
+    seed: int = 0  # the marble pattern
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "body", _parse_colour(self.body))
+        object.__setattr__(self, "ink", _parse_colour(self.ink))
+        object.__setattr__(self, "marble", _parse_colour(self.marble))
+        object.__setattr__(self, "finish", Finish(self.finish))
+
+    @classmethod
+    def parse(cls, text: str) -> DieStyle:
+        """Parse ``"body/ink[/finish]"`` with colour names (see :data:`NAMED_COLOURS`)."""
+        parts = text.strip().lower().split("/")
+        if len(parts) not in (2, 3):
+            raise InvalidDieDesign(f"die style must be 'body/ink[/finish]', got {text!r}")
+        finish = Finish.SOLID
+        if len(parts) == 3:
+            try:
+                finish = Finish(parts[2])
+            except ValueError:
+                raise InvalidDieDesign(f"unknown finish in die style {text!r}") from None
+        return cls(_parse_colour(parts[0]), _parse_colour(parts[1]), finish)
+
+    def notation(self) -> str:
+        names = {v: k for k, v in NAMED_COLOURS.items()}
+        body = names.get(self.body, "%d,%d,%d" % self.body)
+        ink = names.get(self.ink, "%d,%d,%d" % self.ink)
+        return f"{body}/{ink}" if self.finish is Finish.SOLID else f"{body}/{ink}/{self.finish.value}"
+
+    def __repr__(self) -> str:
+        names = set(NAMED_COLOURS.values())
+        if self.body in names and self.ink in names and self.seed == 0 and self.marble == (255, 255, 255):
+            return f"DieStyle.parse({self.notation()!r})"
+        return (
+            f"DieStyle(body={self.body!r}, ink={self.ink!r}, finish=Finish.{self.finish.name}, "
+            f"marble={self.marble!r}, seed={self.seed!r})"
+        )
+
+
+STYLE_PRESETS: tuple[DieStyle, ...] = (
+    DieStyle.parse("white/black"),
+    DieStyle.parse("ivory/black"),
+    DieStyle.parse("black/white"),
+    DieStyle.parse("red/white"),
+    DieStyle.parse("blue/white"),
+    DieStyle.parse("green/white"),
+    DieStyle.parse("yellow/black"),
+    DieStyle.parse("purple/gold"),
+    DieStyle.parse("red/white/translucent"),
+    DieStyle.parse("blue/white/translucent"),
+    DieStyle.parse("green/white/marbled"),
+    DieStyle.parse("blue/white/marbled"),
+    DieStyle.parse("white/red"),
+    DieStyle.parse("white/blue"),
+)
+"""A spread of die styles for random scenes: dark-on-light, light-on-dark, coloured, translucent, marbled."""
+
+
+@functools.lru_cache(maxsize=32)
+def _bevel(res: int) -> np.ndarray:
+    """Shading of the rounded edges: 1 inside the face, darker towards its border (float32 RxR)."""
+    t = (np.arange(res, dtype=np.float32) + 0.5) / res
+    d = np.minimum(t, 1 - t)
+    edge = np.minimum(d[:, None], d[None, :])
+    return (0.78 + 0.22 * np.clip(edge / 0.09, 0, 1) ** 0.6).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=32)
+def _alpha(res: int, radius: float = 0.16) -> np.ndarray:
+    """Rounded-square mask of the face (uint8 RxR)."""
+    big = res * 4
+    mask = np.zeros((big, big), np.uint8)
+    r = int(radius * big)
+    cv2.rectangle(mask, (r, 0), (big - 1 - r, big - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (big - 1, big - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (big - 1 - r, r), (r, big - 1 - r), (big - 1 - r, big - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    return cv2.resize(mask, (res, res), interpolation=cv2.INTER_AREA)
+
+
+def _marble(style: DieStyle, value: int, res: int) -> np.ndarray:
+    """A swirl pattern in 0..1 (float32 RxR), repeatable per style and face."""
+    rng = np.random.default_rng([style.seed, value])
+    small = rng.standard_normal((6, 6)).astype(np.float32)
+    warp = cv2.resize(small, (res, res), interpolation=cv2.INTER_CUBIC)
+    y, x = np.mgrid[0:res, 0:res].astype(np.float32) / res
+    angle = float(rng.uniform(0, math.pi))
+    u = x * math.cos(angle) + y * math.sin(angle)
+    veins = np.abs(np.sin((u * 3.0 + warp * 0.9) * math.pi))
+    return (1.0 - veins) ** 3
+
+
+@functools.lru_cache(maxsize=512)
+def face_texture(design: DieDesign, style: DieStyle, value: int, res: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flat texture of face ``value``: (BGR uint8 RxRx3, alpha uint8 RxR), before lighting.
+
+    Cached; callers must not modify the arrays.
+    """
+    art = design.face(value)
+    body = np.array(style.body, np.float32)
+    img = np.empty((res, res, 3), np.float32)
+    img[:] = body
+    if style.finish is Finish.MARBLED:
+        m = _marble(style, value, res)[:, :, None]
+        img = img * (1 - 0.6 * m) + np.array(style.marble, np.float32) * 0.6 * m
+    elif style.finish is Finish.TRANSLUCENT:
+        # Light scatters inside a translucent die: brighter, less saturated middle, deeper rim.
+        t = (np.arange(res, dtype=np.float32) + 0.5) / res - 0.5
+        r2 = (t[:, None] ** 2 + t[None, :] ** 2) * 4
+        glow = np.clip(1.0 - r2 * 0.5, 0, 1)[:, :, None]
+        img = img * (0.75 + 0.35 * glow) + 25 * glow
+    img *= _bevel(res)[:, :, None]
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    paper = tuple(int(c) for c in out[res // 2, res // 2])
+    ink = style.ink
+    if art.kind is FaceKind.PIPS:
+        # Pips are drilled: a shadowed rim on the upper-left inside edge makes them read as holes.
+        pip_r = res * 0.092
+        rim = tuple(int(c * 0.55) for c in ink)
+        for px, py in PIP_LAYOUT[art.value]:
+            centre = (round(px * res * 16), round(py * res * 16))
+            cv2.circle(out, centre, round(pip_r * 16), rim, -1, cv2.LINE_AA, 4)
+            inner = (round((px * res + pip_r * 0.12) * 16), round((py * res + pip_r * 0.12) * 16))
+            cv2.circle(out, inner, round(pip_r * 0.85 * 16), ink, -1, cv2.LINE_AA, 4)
+    elif art.kind is FaceKind.NUMERAL:
+        _draw_text(out, str(art.value), (0.5, 0.52), 0.55 * res, ink, underline=art.value == 6)
+    else:
+        assert art.glyph is not None
+        try:
+            if art.corner_number:
+                draw_glyph(out, art.glyph, (0.12 * res, 0.1 * res, 0.68 * res), ink, paper)
+                _draw_text(out, str(art.value), (0.82, 0.8), 0.22 * res, ink, underline=False)
+            else:
+                draw_glyph(out, art.glyph, (0.13 * res, 0.13 * res, 0.74 * res), ink, paper)
+        except UnknownGlyph as exc:
+            raise InvalidDieDesign(str(exc)) from None
+    alpha = _alpha(res)
+    if style.finish is Finish.TRANSLUCENT:
+        alpha = (alpha.astype(np.float32) * 0.9).astype(np.uint8)
+    out.setflags(write=False)
+    alpha.setflags(write=False)
+    return out, alpha
+
+
+def _draw_text(img: np.ndarray, text: str, centre: tuple[float, float], height: float, colour: Colour, underline: bool) -> None:
+    font = cv2.FONT_HERSHEY_DUPLEX
+    base_h = cv2.getTextSize(text, font, 1.0, 1)[0][1]
+    scale = height / max(base_h, 1)
+    thickness = max(1, round(height / 7))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
+    res = img.shape[0]
+    x = round(centre[0] * res - w / 2)
+    y = round(centre[1] * res + h / 2)
+    cv2.putText(img, text, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
+    if underline:
+        cv2.line(img, (x, y + thickness * 2), (x + w, y + thickness * 2), colour, thickness, cv2.LINE_AA)

@@ -1,0 +1,206 @@
+"""Simple vector glyphs for custom die faces, drawn with OpenCV.
+
+Every glyph is described in a unit square (0..1, y down) and drawn anti-aliased at any size, so a
+face texture looks the same at 40 px and at 400 px. The shapes are deliberately plain, like the
+printed or engraved artwork on hero dice: a sword, a heart, a "pow" burst, a star, a skull, a moon,
+an arrow, a shield, a lightning bolt, a flame, a foot and a dagger.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from hardware.errors import HardwareError
+
+Colour = tuple[int, int, int]
+
+_SHIFT = 4  # sub-pixel bits for OpenCV drawing
+_ONE = 1 << _SHIFT
+
+
+class UnknownGlyph(HardwareError, LookupError):
+    """A face asked for a glyph the simulator cannot draw."""
+
+
+class _Pen:
+    """Draws unit-square shapes into a square image region of side ``size`` at ``origin``."""
+
+    def __init__(self, img: np.ndarray, size: float, origin: tuple[float, float], ink: Colour, paper: Colour):
+        self.img = img
+        self.size = size
+        self.ox, self.oy = origin
+        self.ink = ink
+        self.paper = paper
+
+    def _pts(self, pts: list[tuple[float, float]]) -> np.ndarray:
+        arr = np.array(pts, dtype=np.float64)
+        arr[:, 0] = self.ox + arr[:, 0] * self.size
+        arr[:, 1] = self.oy + arr[:, 1] * self.size
+        return np.round(arr * _ONE).astype(np.int32)
+
+    def poly(self, pts: list[tuple[float, float]], paper: bool = False) -> None:
+        colour = self.paper if paper else self.ink
+        cv2.fillPoly(self.img, [self._pts(pts)], colour, cv2.LINE_AA, _SHIFT)
+
+    def circle(self, cx: float, cy: float, r: float, paper: bool = False) -> None:
+        colour = self.paper if paper else self.ink
+        centre = (round((self.ox + cx * self.size) * _ONE), round((self.oy + cy * self.size) * _ONE))
+        cv2.circle(self.img, centre, max(1, round(r * self.size * _ONE)), colour, -1, cv2.LINE_AA, _SHIFT)
+
+    def line(self, pts: list[tuple[float, float]], width: float, paper: bool = False) -> None:
+        colour = self.paper if paper else self.ink
+        thickness = max(1, round(width * self.size))
+        cv2.polylines(self.img, [self._pts(pts)], False, colour, thickness, cv2.LINE_AA, _SHIFT)
+
+
+def _sword(p: _Pen) -> None:
+    # A straight sword pointing up, slightly diagonal like most hero-dice artwork.
+    blade = [(0.47, 0.08), (0.53, 0.08), (0.56, 0.16), (0.56, 0.62), (0.44, 0.62), (0.44, 0.16)]
+    p.poly(blade)
+    p.poly([(0.28, 0.62), (0.72, 0.62), (0.72, 0.69), (0.28, 0.69)])  # cross-guard
+    p.poly([(0.46, 0.69), (0.54, 0.69), (0.54, 0.86), (0.46, 0.86)])  # grip
+    p.circle(0.5, 0.9, 0.055)  # pommel
+
+
+def _heart(p: _Pen) -> None:
+    pts = []
+    for i in range(48):
+        t = 2 * math.pi * i / 48
+        x = 16 * math.sin(t) ** 3
+        y = 13 * math.cos(t) - 5 * math.cos(2 * t) - 2 * math.cos(3 * t) - math.cos(4 * t)
+        pts.append((0.5 + x / 38.0, 0.47 - y / 38.0))
+    p.poly(pts)
+
+
+def _pow(p: _Pen) -> None:
+    # An explosion burst: an irregular star with twelve spikes, and a hole punched in the middle.
+    radii = [0.44, 0.26, 0.38, 0.24, 0.45, 0.27, 0.36, 0.25, 0.43, 0.26, 0.39, 0.23] * 2
+    pts = []
+    for i in range(24):
+        a = 2 * math.pi * i / 24 - math.pi / 2
+        pts.append((0.5 + radii[i] * math.cos(a), 0.5 + radii[i] * math.sin(a)))
+    p.poly(pts)
+    p.circle(0.5, 0.5, 0.1, paper=True)
+
+
+def _star(p: _Pen) -> None:
+    pts = []
+    for i in range(10):
+        r = 0.42 if i % 2 == 0 else 0.17
+        a = -math.pi / 2 + math.pi * i / 5
+        pts.append((0.5 + r * math.cos(a), 0.53 + r * math.sin(a)))
+    p.poly(pts)
+
+
+def _skull(p: _Pen) -> None:
+    p.circle(0.5, 0.42, 0.3)
+    p.poly([(0.32, 0.55), (0.68, 0.55), (0.64, 0.84), (0.36, 0.84)])  # jaw
+    p.circle(0.39, 0.44, 0.085, paper=True)
+    p.circle(0.61, 0.44, 0.085, paper=True)
+    p.poly([(0.5, 0.55), (0.45, 0.64), (0.55, 0.64)], paper=True)  # nose
+    for x in (0.42, 0.5, 0.58):  # teeth gaps
+        p.line([(x, 0.72), (x, 0.84)], 0.025, paper=True)
+
+
+def _moon(p: _Pen) -> None:
+    p.circle(0.5, 0.5, 0.38)
+    p.circle(0.64, 0.4, 0.32, paper=True)
+
+
+def _arrow(p: _Pen) -> None:
+    p.line([(0.2, 0.8), (0.7, 0.3)], 0.06)
+    p.poly([(0.82, 0.18), (0.78, 0.45), (0.55, 0.22)])  # head
+    p.poly([(0.2, 0.8), (0.12, 0.7), (0.2, 0.66), (0.3, 0.7)])  # fletching
+    p.poly([(0.2, 0.8), (0.3, 0.88), (0.34, 0.8), (0.3, 0.7)])
+
+
+def _shield(p: _Pen) -> None:
+    pts = [(0.18, 0.16), (0.5, 0.1), (0.82, 0.16), (0.82, 0.46)]
+    for i in range(1, 12):
+        t = i / 12
+        pts.append((0.82 - 0.32 * t, 0.46 + 0.44 * math.sin(t * math.pi / 2)))
+    for i in range(1, 12):
+        t = i / 12
+        pts.append((0.5 - 0.32 * t, 0.9 - 0.44 * (1 - math.cos(t * math.pi / 2))))
+    pts.append((0.18, 0.46))
+    p.poly(pts)
+    p.poly([(0.47, 0.2), (0.53, 0.2), (0.53, 0.75), (0.47, 0.75)], paper=True)
+
+
+def _bolt(p: _Pen) -> None:
+    p.poly([(0.58, 0.06), (0.24, 0.54), (0.46, 0.54), (0.36, 0.94), (0.76, 0.4), (0.53, 0.4), (0.68, 0.06)])
+
+
+def _flame(p: _Pen) -> None:
+    pts = []
+    for i in range(40):
+        t = 2 * math.pi * i / 40
+        r = 0.28 * (1 - 0.55 * math.sin(t) ** 8 * (1 if math.sin(t) < 0 else 0))
+        x = 0.5 + r * math.cos(t)
+        y = 0.62 + 0.28 * math.sin(t)
+        if math.sin(t) < 0:  # the upper half rises to a curled tip
+            y = 0.62 + 0.5 * math.sin(t) + 0.05 * math.cos(t)
+            x = 0.5 + 0.28 * math.cos(t) * (1 + math.sin(t)) ** 0.7
+        pts.append((x, y))
+    p.poly(pts)
+    p.circle(0.5, 0.7, 0.09, paper=True)
+
+
+def _foot(p: _Pen) -> None:
+    pts = []
+    for i in range(32):
+        t = 2 * math.pi * i / 32
+        pts.append((0.5 + 0.15 * math.cos(t), 0.6 + 0.27 * math.sin(t)))
+    p.poly(pts)
+    for x, y, r in ((0.33, 0.24, 0.06), (0.44, 0.18, 0.06), (0.55, 0.18, 0.055), (0.64, 0.23, 0.05), (0.7, 0.3, 0.04)):
+        p.circle(x, y, r)
+
+
+def _dagger(p: _Pen) -> None:
+    p.poly([(0.78, 0.14), (0.72, 0.3), (0.38, 0.64), (0.32, 0.58), (0.66, 0.24)])  # blade
+    p.line([(0.26, 0.52), (0.44, 0.7)], 0.06)  # guard
+    p.line([(0.34, 0.64), (0.2, 0.78)], 0.07)  # grip
+
+
+_GLYPHS: dict[str, Callable[[_Pen], None]] = {
+    "sword": _sword,
+    "heart": _heart,
+    "pow": _pow,
+    "star": _star,
+    "skull": _skull,
+    "moon": _moon,
+    "arrow": _arrow,
+    "shield": _shield,
+    "bolt": _bolt,
+    "flame": _flame,
+    "foot": _foot,
+    "dagger": _dagger,
+}
+
+GLYPH_NAMES: tuple[str, ...] = tuple(_GLYPHS)
+"""Every glyph the simulator can draw."""
+
+
+def draw_glyph(
+    img: np.ndarray,
+    name: str,
+    box: tuple[float, float, float],
+    ink: Colour,
+    paper: Colour,
+) -> None:
+    """Draw glyph ``name`` into ``img`` (BGR uint8, in place) inside the square ``box`` = (x, y, side).
+
+    ``paper`` is the colour used to cut holes (eyes of the skull, the moon's shadow).
+
+    :raises UnknownGlyph: ``name`` is not in :data:`GLYPH_NAMES`.
+    """
+    try:
+        fn = _GLYPHS[name]
+    except KeyError:
+        raise UnknownGlyph(f"unknown glyph {name!r}; known: {', '.join(GLYPH_NAMES)}") from None
+    x, y, side = box
+    fn(_Pen(img, side, (x, y), ink, paper))

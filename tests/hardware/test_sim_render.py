@@ -1,0 +1,316 @@
+"""The simulated tray renderer: determinism, ground truth, awkward cases, custom faces, labelled folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.sim import (
+    GLYPH_NAMES,
+    STYLE_PRESETS,
+    Background,
+    Camera,
+    DieDesign,
+    DiePose,
+    DieStyle,
+    FaceArt,
+    FaceKind,
+    Finish,
+    Hand,
+    InvalidDieDesign,
+    InvalidScene,
+    Optics,
+    TrayScene,
+    random_scene,
+    render_face,
+    render_tray,
+    write_face_folders,
+    write_labelled_folder,
+)
+from hardware.sim.faces import face_texture
+from hardware.sim.scene import silhouette
+from vision.types import DieStatus
+
+
+def _render(seed: int, n: int = 5, **kw: object) -> tuple[TrayScene, np.ndarray, tuple]:  # type: ignore[type-arg]
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, n, **kw)  # type: ignore[arg-type]
+    tray = render_tray(scene, rng)
+    return scene, tray.frame, tray.truth
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(area)
+
+
+def test_same_seed_same_pixels_and_different_seed_differs() -> None:
+    _, f1, t1 = _render(11)
+    _, f2, t2 = _render(11)
+    _, f3, _ = _render(12)
+    assert f1.shape == (480, 640, 3) and f1.dtype == np.uint8
+    assert np.array_equal(f1, f2)
+    assert t1 == t2
+    assert not np.array_equal(f1, f3)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_truth_is_consistent_with_the_scene(seed: int) -> None:
+    scene, frame, truth = _render(seed, n=int(seed * 3 % 12) + 1)
+    assert len(truth) == len(scene.dice)
+    h, w = frame.shape[:2]
+    for die, t in zip(scene.dice, truth):
+        x, y, bw, bh = t.box
+        assert 0 <= x and 0 <= y and x + bw <= w and y + bh <= h
+        assert bw > 0.5 * scene.camera.die_px and bh > 0.3 * scene.camera.die_px
+        assert t.value == die.value
+        assert t.status is DieStatus.OK
+        assert t.face == str(die.value) and t.kind is FaceKind.PIPS and t.symbol is None
+        # The top face sits inside the die's outline box.
+        dx, dy, dw, dh = t.die_box
+        assert dx <= x and dy <= y and x + bw <= dx + dw and y + bh <= dy + dh
+    hulls = [silhouette(scene.camera, d) for d in scene.dice]
+    for i in range(len(hulls)):
+        for j in range(i + 1, len(hulls)):
+            assert _overlap(hulls[i], hulls[j]) < 1.0
+
+
+def test_top_face_is_where_the_truth_box_says() -> None:
+    # A single white die with black pips on a dark plain tray: the bright top face fills its box.
+    rng = np.random.default_rng(3)
+    scene = random_scene(
+        rng, 1, tilt_deg=0, background=Background("plain", (40, 40, 40), 1), styles=[DieStyle.parse("white/black")], values=[1]
+    )
+    tray = render_tray(scene, rng)
+    truth = tray.truth[0]
+    grey = cv2.cvtColor(tray.frame, cv2.COLOR_BGR2GRAY)
+    quad = np.array(truth.quad)
+    centre = quad.mean(axis=0)
+    # Halfway from the centre to each corner is white body; the centre is the single pip.
+    for corner in quad:
+        px, py = np.round((centre + corner) / 2).astype(int)
+        assert grey[py, px] > 150
+    assert grey[round(centre[1]), round(centre[0])] < 90
+    x, y, w, h = truth.box
+    assert abs(x + w / 2 - centre[0]) < 1.5 and abs(y + h / 2 - centre[1]) < 1.5
+    assert np.median(grey[: max(y - 10, 1)]) < 80  # background well away from the die
+
+
+def test_values_can_be_fixed_and_show_as_pips() -> None:
+    _, _, truth = _render(5, n=6, values=[1, 2, 3, 4, 5, 6])
+    assert sorted(t.value for t in truth) == [1, 2, 3, 4, 5, 6]
+    with pytest.raises(InvalidScene, match=r"\[1, 2\]"):
+        _render(5, n=3, values=[1, 2])
+
+
+def test_touching_pairs_touch_without_overlapping() -> None:
+    scene, _, truth = _render(21, n=4, touching=2, tilt_deg=0)
+    for a, b in ((0, 1), (2, 3)):
+        da, db = scene.dice[a], scene.dice[b]
+        # Side by side on the tray, 0.15 mm apart, squared up with each other.
+        gap = np.hypot(da.x_mm - db.x_mm, da.y_mm - db.y_mm) - da.size_mm
+        assert 0 < gap < 0.5
+        assert da.yaw_deg == db.yaw_deg
+        qa, qb = np.array(truth[a].quad), np.array(truth[b].quad)
+        assert _overlap(qa, qb) < 1.0
+        # Touching in the picture too: the top faces nearly meet.
+        nearest = min(float(np.linalg.norm(p - q)) for p in qa for q in qb)
+        assert nearest < 0.3 * scene.camera.die_px
+    assert all(t.status is DieStatus.OK for t in truth)
+
+
+def test_cocked_die_is_marked_and_leans() -> None:
+    scene, _, truth = _render(2, n=4, cocked=1, tilt_deg=20)
+    statuses = [t.status for t in truth]
+    assert statuses.count(DieStatus.COCKED) == 1
+    cocked = scene.dice[statuses.index(DieStatus.COCKED)]
+    assert 20 <= cocked.lean_deg <= 40
+    assert cocked.vertices()[:, 2].min() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_die_cut_by_frame_edge_is_occluded_with_clipped_box() -> None:
+    scene, frame, truth = _render(4, n=3, out_of_frame=1)
+    cut = [t for t in truth if t.status is DieStatus.OCCLUDED]
+    assert len(cut) == 1
+    x, y, w, h = cut[0].box
+    assert x == 0 or y == 0 or x + w == frame.shape[1] - 1 or y + h == frame.shape[0] - 1
+
+
+def test_hand_over_dice_occludes_them_and_covers_pixels() -> None:
+    rng = np.random.default_rng(9)
+    base = random_scene(rng, 6, tilt_deg=0, background=Background("plain", (60, 110, 40), 2))
+    without = render_tray(base, np.random.default_rng(1))
+    hand = Hand("left", along=0.5, reach=0.9)
+    with_hand = render_tray(TrayScene(base.camera, base.background, base.dice, hand, base.lighting, base.optics), np.random.default_rng(1))
+    occluded = [t for t in with_hand.truth if t.status is DieStatus.OCCLUDED]
+    assert occluded, "a hand reaching 90% across the frame covers at least one of six dice"
+    diff = cv2.absdiff(without.frame, with_hand.frame).max(axis=2)
+    assert (diff > 40).mean() > 0.1
+    # Dice the hand does not touch keep their status.
+    for a, b in zip(without.truth, with_hand.truth):
+        if b.status is DieStatus.OK:
+            assert a.status is DieStatus.OK
+
+
+def test_symbol_faces_and_hero_designs() -> None:
+    design = DieDesign.barbarian()
+    assert [design.face(v).label for v in range(1, 7)] == ["sword-1", "sword-2", "sword-3", "heart-4", "heart-5", "pow-6"]
+    assert design.face(5).symbol == "heart" and design.face(5).kind is FaceKind.SYMBOL
+    _, _, truth = _render(8, n=6, designs=[design], values=[1, 2, 3, 4, 5, 6])
+    t = {x.value: x for x in truth}
+    assert t[2].face == "sword-2" and t[2].symbol == "sword"
+    # Uncalibrated, a symbol face is unreadable; calibrated, it reads as its value.
+    assert t[2].reading().status is DieStatus.UNREADABLE and t[2].reading().value is None
+    calibrated = t[2].reading(calibrated=True)
+    assert calibrated.ok and calibrated.value == 2 and calibrated.symbol == "sword" and calibrated.face == "sword-2"
+
+
+def test_faces_sharing_a_glyph_differ_only_by_the_small_number() -> None:
+    style = DieStyle.parse("red/white")
+    design = DieDesign.barbarian()
+    one, two, four = (face_texture(design, style, v, 96)[0] for v in (1, 2, 4))
+    d12 = cv2.absdiff(one, two).max(axis=2)
+    d14 = cv2.absdiff(one, four).max(axis=2)
+    # The 1 and the 2 differ in a small corner region; the sword and the heart differ over much more.
+    assert 0 < (d12 > 60).sum() < (d14 > 60).sum() / 3
+    ys, xs = np.nonzero(d12 > 60)
+    assert xs.min() > 96 * 0.6 and ys.min() > 96 * 0.6  # the corner number is at the bottom right
+
+
+@pytest.mark.parametrize("glyph", GLYPH_NAMES)
+def test_every_glyph_draws_ink_on_the_face(glyph: str) -> None:
+    design = DieDesign.hero("test", {v: glyph for v in range(1, 7)})
+    crop = render_face(design, DieStyle.parse("white/black"), 3, 96, rotation_deg=0.0)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    centre = grey[24:72, 24:72]
+    assert (centre < 100).mean() > 0.05  # the dark glyph
+    assert (centre > 170).mean() > 0.1  # the white body around it
+
+
+def test_pip_face_crop_has_the_right_number_of_pips() -> None:
+    for value in range(1, 7):
+        crop = render_face(DieDesign.pips(), DieStyle.parse("white/black"), value, 128, rotation_deg=10.0)
+        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        dark = (grey[30:98, 30:98] < 90).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+        blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 20]
+        assert len(blobs) == value
+
+
+def test_emblem_die_and_numerals() -> None:
+    emblem = DieDesign.pips_with_emblem(6, "star")
+    assert emblem.face(6).kind is FaceKind.SYMBOL and emblem.face(6).label == "star"
+    assert emblem.face(5).kind is FaceKind.PIPS
+    assert DieDesign.numerals().face(3).kind is FaceKind.NUMERAL
+    _, _, truth = _render(30, n=2, designs=[DieDesign.numerals()])
+    assert all(t.label()["face"] == "numeral" for t in truth)
+
+
+def test_bad_designs_are_refused_with_the_input_named() -> None:
+    with pytest.raises(InvalidDieDesign, match="'banana'"):
+        FaceArt.glyph_face(1, "banana")
+    with pytest.raises(InvalidDieDesign, match="7"):
+        FaceArt.pips(7)
+    with pytest.raises(InvalidDieDesign, match="faces"):
+        DieDesign.hero("half", {1: "sword", 2: "heart"})
+    with pytest.raises(InvalidDieDesign, match="'mauve'"):
+        DieStyle.parse("mauve/white")
+    with pytest.raises(InvalidDieDesign, match="not unique"):
+        DieDesign("dup", tuple(FaceArt(v, FaceKind.PIPS, label="x") for v in range(1, 7)))
+    assert isinstance(InvalidDieDesign("x"), ValueError)
+
+
+def test_style_notation_round_trips_and_repr_is_a_constructor_call() -> None:
+    for style in STYLE_PRESETS:
+        assert DieStyle.parse(style.notation()) == style
+        assert eval(repr(style), {"DieStyle": DieStyle, "Finish": Finish}) == style
+    odd = DieStyle((1, 2, 3), (200, 201, 202), Finish.MARBLED, seed=4)
+    assert eval(repr(odd), {"DieStyle": DieStyle, "Finish": Finish}) == odd
+
+
+@pytest.mark.parametrize("style", ["black/white", "blue/white/translucent", "green/white/marbled", "white/red"])
+def test_styles_put_body_and_ink_colours_on_the_top_face(style: str) -> None:
+    s = DieStyle.parse(style)
+    crop = render_face(DieDesign.pips(), s, 5, 128, rotation_deg=0.0)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(int)
+    body_grey = int(cv2.cvtColor(np.uint8([[s.body]]), cv2.COLOR_BGR2GRAY)[0, 0])
+    ink_grey = int(cv2.cvtColor(np.uint8([[s.ink]]), cv2.COLOR_BGR2GRAY)[0, 0])
+    centre = grey[64, 64]  # the middle pip of the 5
+    between = grey[64, 44]  # body between pips
+    assert abs(centre - between) > 40
+    assert (centre > between) == (ink_grey > body_grey)
+
+
+def test_backgrounds_and_frame_sizes() -> None:
+    for kind in ("plain", "wood", "pattern"):
+        _, frame, truth = _render(40, n=3, background=kind, width=800, height=600)
+        assert frame.shape == (600, 800, 3) and len(truth) == 3
+    with pytest.raises(InvalidScene, match="13000x13000"):
+        Camera(13000, 13000)
+    with pytest.raises(InvalidScene, match="'carpet'"):
+        Background("carpet")
+
+
+def test_large_frame_with_many_dice() -> None:
+    rng = np.random.default_rng(2)
+    scene = random_scene(rng, 25, width=4000, height=3000, optics=Optics(jpeg_quality=None))
+    tray = render_tray(scene, rng)
+    assert tray.frame.shape == (3000, 4000, 3)
+    assert len(tray.truth) == 25
+    assert all(t.box[2] > 60 for t in tray.truth)
+
+
+def test_thirty_dice_fit_and_too_many_are_refused() -> None:
+    _, _, truth = _render(6, n=30)
+    assert len(truth) == 30
+    with pytest.raises(InvalidScene, match="31"):
+        random_scene(np.random.default_rng(0), 31)
+    with pytest.raises(InvalidScene, match="could not place"):
+        random_scene(np.random.default_rng(0), 20, die_px=200)
+
+
+def test_tilted_camera_shows_side_faces_below_the_top_face() -> None:
+    pose = DiePose(1, 0.0, 0.0, 0.0, DieDesign.pips(), DieStyle.parse("white/black"))
+    flat = TrayScene(Camera(tilt_deg=0), Background("plain", (40, 40, 40)), (pose,), optics=Optics(0, 0, None))
+    tilted = TrayScene(Camera(tilt_deg=40), Background("plain", (40, 40, 40)), (pose,), optics=Optics(0, 0, None))
+    t0 = render_tray(flat, np.random.default_rng(0)).truth[0]
+    t1 = render_tray(tilted, np.random.default_rng(0)).truth[0]
+    # Straight down the die outline is barely bigger than the top face; tilted, a side face shows.
+    assert t0.die_box[3] - t0.box[3] < 0.15 * t0.box[3]
+    assert t1.die_box[3] - t1.box[3] > 0.4 * t1.box[3]
+    assert t1.box[3] < t1.box[2]  # foreshortened top face
+
+
+def test_labelled_folder_is_readable_json_matching_the_images(tmp_path: Path) -> None:
+    trays = write_labelled_folder(tmp_path / "set", 4, seed=3, n_dice=(1, 4), cocked=0)
+    labels = json.loads((tmp_path / "set" / "labels.json").read_text())
+    assert [e["image"] for e in labels] == [f"sim_{i:04d}.jpg" for i in range(4)]
+    for entry, tray in zip(labels, trays):
+        img = cv2.imread(str(tmp_path / "set" / entry["image"]))
+        assert img is not None and img.shape == tray.frame.shape
+        assert sorted(d["value"] for d in entry["dice"]) == sorted(t.value for t in tray.truth)
+        for d in entry["dice"]:
+            assert d["face"] == "pips" and len(d["box"]) == 4 and 1 <= d["value"] <= 6
+
+
+def test_labelled_folder_leaves_unreadable_dice_out_and_labels_symbols(tmp_path: Path) -> None:
+    write_labelled_folder(tmp_path, 3, seed=1, n_dice=4, cocked=1, designs=[DieDesign.barbarian()])
+    labels = json.loads((tmp_path / "labels.json").read_text())
+    assert all(len(e["dice"]) == 3 for e in labels)
+    d = labels[0]["dice"][0]
+    assert d["face"].split("-")[0] in ("sword", "heart", "pow") and d["symbol"] == d["face"].split("-")[0]
+
+
+def test_face_folders_one_per_label(tmp_path: Path) -> None:
+    written = write_face_folders(tmp_path, DieDesign.barbarian(), DieStyle.parse("red/white"), per_face=3, seed=2)
+    assert sorted(written) == sorted(["sword-1", "sword-2", "sword-3", "heart-4", "heart-5", "pow-6"])
+    for label, paths in written.items():
+        assert len(paths) == 3 and all(p.parent.name == label for p in paths)
+        img = cv2.imread(str(paths[0]))
+        assert img is not None and img.shape == (96, 96, 3)
+    a, b = (cv2.imread(str(p)) for p in written["pow-6"][:2])
+    assert not np.array_equal(a, b)  # turned and lit differently
