@@ -162,14 +162,12 @@ class PinsConfig:
 
 @dataclass(frozen=True)
 class LightsConfig:
-    """Brightness of the tray light strip and the status LED, 0..1."""
+    """Brightness of the tray light strip, 0..1 (the camera's exposure is calibrated under it)."""
 
     tray_brightness: float = 0.8
-    status_brightness: float = 1.0
 
     def check(self) -> None:
         _in_range("lights.tray_brightness", self.tray_brightness, 0.0, 1.0)
-        _in_range("lights.status_brightness", self.status_brightness, 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -201,6 +199,14 @@ class GameConfig:
         for name in self.players:
             if not name.strip():
                 raise ValueError(f"game.players has an empty name {name!r}")
+        from rules.errors import RulesError
+        from rules.heroes import load_hero
+
+        for hero in self.heroes:
+            try:
+                load_hero(hero)
+            except RulesError as error:  # unknown hero, or a hero file that does not load
+                raise ValueError(f"game.heroes: {error}") from None
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,7 @@ def test_a_simulated_setup_with_relative_paths(tmp_path: Path) -> None:
         ("[game]\nplayers = [\"Ana\"]\nheroes = [\"barbarian\"]\n", "game.players has 1 names"),
         ("[game]\nheroes = [\"barbarian\"]\n", "game.heroes has 1 heroes for 2 players"),
         ("[game]\nplayers = \"Ana\"\n", "game.players must be a list of strings"),
+        ("[game]\nheroes = [\"barbarian\", \"barbrian\"]\n", "game.heroes: no hero 'barbrian'"),
         ("frames = 3\n", "[frames] must be a table"),
         ('camera = "webcam"\n', "camera 'webcam' is not one of"),
         ('camera = "usb:front"\n', "usb needs a device number"),
