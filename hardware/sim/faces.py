@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -81,7 +81,7 @@ class FaceArt:
                 object.__setattr__(self, "symbol", self.glyph)
         if not self.label:
             if self.kind is FaceKind.SYMBOL:
-                label = f"{self.glyph}-{self.value}" if self.corner_number else str(self.glyph)
+                label = f"{self.symbol}-{self.value}" if self.corner_number else str(self.symbol)
             else:
                 label = str(self.value)
             object.__setattr__(self, "label", label)
@@ -160,23 +160,69 @@ class DieDesign:
         return cls(name, tuple(FaceArt.glyph_face(v, glyphs[v], symbol=syms.get(v)) for v in range(1, 7)))
 
     @classmethod
+    def from_symbols(cls, name: str, symbols: Sequence[str]) -> DieDesign:
+        """A hero die from the symbol on each face 1-6 (as ``rules`` hero data lists them).
+
+        Known symbols get their own artwork (:data:`SYMBOL_GLYPHS`); any other symbol gets a glyph no
+        other symbol of this die uses, so faces with different symbols always look different.
+
+        >>> DieDesign.from_symbols("barbarian", ["sword"] * 3 + ["heart"] * 2 + ["strength"]).face(6).label
+        'strength-6'
+        """
+        if len(symbols) != 6:
+            raise InvalidDieDesign(f"die {name!r} needs 6 face symbols, got {list(symbols)!r}")
+        chosen: dict[str, str] = {}
+        for sym in dict.fromkeys(symbols):
+            known = SYMBOL_GLYPHS.get(sym)
+            if known is not None and known not in chosen.values():
+                chosen[sym] = known
+        spare = [g for g in GLYPH_NAMES if g not in chosen.values()]
+        for sym in dict.fromkeys(symbols):
+            if sym not in chosen:
+                if not spare:
+                    raise InvalidDieDesign(f"die {name!r} has more distinct symbols than glyphs: {list(symbols)!r}")
+                chosen[sym] = spare.pop(0)
+        return cls.hero(name, {v: chosen[symbols[v - 1]] for v in range(1, 7)}, {v: symbols[v - 1] for v in range(1, 7)})
+
+    @classmethod
     def barbarian(cls) -> DieDesign:
-        """Like the Barbarian's dice: sword on 1-3, heart on 4-5, pow on 6."""
-        return cls.hero("barbarian", {1: "sword", 2: "sword", 3: "sword", 4: "heart", 5: "heart", 6: "pow"})
+        """Like the Barbarian's dice: sword on 1-3, heart on 4-5, strength (a pow burst) on 6."""
+        return cls.from_symbols("barbarian", ["sword", "sword", "sword", "heart", "heart", "strength"])
 
     @classmethod
     def moon_elf(cls) -> DieDesign:
-        """Like the Moon Elf's dice: arrow on 1-3, foot on 4-5, moon on 6."""
-        return cls.hero("moon-elf", {1: "arrow", 2: "arrow", 3: "arrow", 4: "foot", 5: "foot", 6: "moon"})
+        """Like the Moon Elf's dice: bow (an arrow) on 1-3, foot on 4-5, moon on 6."""
+        return cls.from_symbols("moon-elf", ["bow", "bow", "bow", "foot", "foot", "moon"])
 
     @classmethod
     def shadow_thief(cls) -> DieDesign:
-        """Like the Shadow Thief's dice: dagger on 1-2, bag (here a shield) on 3-4, card (star) on 5, shadow (skull) on 6."""
-        return cls.hero(
-            "shadow-thief",
-            {1: "dagger", 2: "dagger", 3: "shield", 4: "shield", 5: "star", 6: "skull"},
-            {3: "bag", 4: "bag", 5: "card", 6: "shadow"},
-        )
+        """Like the Shadow Thief's dice: dagger on 1-2, bag on 3-4, card on 5, shadow on 6."""
+        return cls.from_symbols("shadow-thief", ["dagger", "dagger", "bag", "bag", "card", "shadow"])
+
+
+SYMBOL_GLYPHS: Mapping[str, str] = {
+    "sword": "sword",
+    "heart": "heart",
+    "strength": "pow",
+    "pow": "pow",
+    "fist": "pow",
+    "bow": "arrow",
+    "arrow": "arrow",
+    "foot": "foot",
+    "moon": "moon",
+    "dagger": "dagger",
+    "bag": "shield",
+    "card": "star",
+    "shadow": "skull",
+    "skull": "skull",
+    "star": "star",
+    "shield": "shield",
+    "fire": "flame",
+    "flame": "flame",
+    "bolt": "bolt",
+    "lightning": "bolt",
+}
+"""The artwork used for a hero symbol name (``rules`` hero data) when a die is made from symbols."""
 
 
 def _parse_colour(value: Colour | str) -> Colour:

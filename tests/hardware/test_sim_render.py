@@ -158,7 +158,7 @@ def test_hand_over_dice_occludes_them_and_covers_pixels() -> None:
 
 def test_symbol_faces_and_hero_designs() -> None:
     design = DieDesign.barbarian()
-    assert [design.face(v).label for v in range(1, 7)] == ["sword-1", "sword-2", "sword-3", "heart-4", "heart-5", "pow-6"]
+    assert [design.face(v).label for v in range(1, 7)] == ["sword-1", "sword-2", "sword-3", "heart-4", "heart-5", "strength-6"]
     assert design.face(5).symbol == "heart" and design.face(5).kind is FaceKind.SYMBOL
     _, _, truth = _render(8, n=6, designs=[design], values=[1, 2, 3, 4, 5, 6])
     t = {x.value: x for x in truth}
@@ -199,6 +199,18 @@ def test_pip_face_crop_has_the_right_number_of_pips() -> None:
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
         blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 20]
         assert len(blobs) == value
+
+
+def test_hero_dice_from_rules_symbols() -> None:
+    from rules.heroes import all_heroes
+
+    for hero in all_heroes():
+        design = DieDesign.from_symbols(hero.id, list(hero.faces))
+        assert [design.face(v).symbol for v in range(1, 7)] == list(hero.faces)
+        # Faces with different symbols never share artwork.
+        glyph_of = {design.face(v).symbol: design.face(v).glyph for v in range(1, 7)}
+        assert len(set(glyph_of.values())) == len(glyph_of)
+    assert DieDesign.barbarian().face(6).glyph == "pow"
 
 
 def test_emblem_die_and_numerals() -> None:
@@ -302,15 +314,15 @@ def test_labelled_folder_leaves_unreadable_dice_out_and_labels_symbols(tmp_path:
     labels = json.loads((tmp_path / "labels.json").read_text())
     assert all(len(e["dice"]) == 3 for e in labels)
     d = labels[0]["dice"][0]
-    assert d["face"].split("-")[0] in ("sword", "heart", "pow") and d["symbol"] == d["face"].split("-")[0]
+    assert d["face"].split("-")[0] in ("sword", "heart", "strength") and d["symbol"] == d["face"].split("-")[0]
 
 
 def test_face_folders_one_per_label(tmp_path: Path) -> None:
     written = write_face_folders(tmp_path, DieDesign.barbarian(), DieStyle.parse("red/white"), per_face=3, seed=2)
-    assert sorted(written) == sorted(["sword-1", "sword-2", "sword-3", "heart-4", "heart-5", "pow-6"])
+    assert sorted(written) == sorted(["sword-1", "sword-2", "sword-3", "heart-4", "heart-5", "strength-6"])
     for label, paths in written.items():
         assert len(paths) == 3 and all(p.parent.name == label for p in paths)
         img = cv2.imread(str(paths[0]))
         assert img is not None and img.shape == (96, 96, 3)
-    a, b = (cv2.imread(str(p)) for p in written["pow-6"][:2])
+    a, b = (cv2.imread(str(p)) for p in written["strength-6"][:2])
     assert not np.array_equal(a, b)  # turned and lit differently
