@@ -15,7 +15,7 @@ import enum
 import queue
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from hardware.lights import DeviceClosed, LightSettingError, gpio_errors, pin_name
 
@@ -130,7 +130,7 @@ class TrayButtons:
         pins = ", ".join(f"{name}={pin!r}" for name, pin in self.pins.items())
         return f"<{type(self).__name__} {pins}>"
 
-    def __enter__(self) -> TrayButtons:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

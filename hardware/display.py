@@ -101,6 +101,10 @@ class LumaDisplay:
 
     If the panel stops answering while the tray runs, one warning is logged and later frames are
     dropped, so a loose cable never stops a game.
+
+    A frame is 1 KB on the bus: about 90 ms at the Pi's default 100 kHz I2C clock, about 25 ms
+    with ``dtparam=i2c_arm_baudrate=400000`` in ``/boot/firmware/config.txt`` (which these panels
+    support), so set that for a quick display.
     """
 
     def __init__(

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from hardware.errors import HardwareError, PinBusy
 
@@ -200,7 +200,7 @@ class StatusLight:
         pins = ", ".join(f"{job}={pin!r}" for job, pin in self.pins.items())
         return f"<StatusLight {pins} showing {self._status.name}>"
 
-    def __enter__(self) -> StatusLight:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -291,7 +291,7 @@ class TrayLight:
     def __repr__(self) -> str:
         return f"<TrayLight pin={self.pin!r} brightness={self.brightness:.2f}>"
 
-    def __enter__(self) -> TrayLight:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

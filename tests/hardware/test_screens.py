@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageChops
 
 from hardware.font import FONT_NAMES, FontError, load_font, parse_font
@@ -228,6 +230,40 @@ def test_text_form() -> None:
     )
     assert SCREENS["odds"].text().splitlines()[2] == "dice: 1_ 2_ 3_ 6 6"
     assert "> Fortitude  3x AXE" in SCREENS["offense-roll"].text()
+
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+
+
+@st.composite
+def screen_states(draw: st.DrawFn) -> ScreenState:
+    dice = tuple(draw(st.lists(st.builds(DieCell, _text, st.booleans(), st.booleans()), max_size=8)))
+    lines = tuple(draw(st.lists(_text, max_size=12)))
+    total = draw(st.integers(1, 5))
+    return ScreenState(
+        title=draw(_text),
+        attempt=draw(st.none() | st.integers(1, total).map(lambda n: (n, total))),
+        players=tuple(
+            draw(st.lists(st.builds(PlayerStatus, _text, st.integers(-99, 999), st.integers(0, 99), st.booleans()),
+                          max_size=4))
+        ),
+        dice=dice,
+        die_cursor=draw(st.none() | st.integers(0, len(dice) - 1)) if dice else None,
+        banner=draw(_text),
+        lines=lines,
+        selected=draw(st.none() | st.integers(0, len(lines) - 1)) if lines else None,
+        dense=draw(st.booleans()),
+        prompt=draw(_text),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(screen_states())
+def test_any_valid_state_renders_inside_the_screen(state: ScreenState) -> None:
+    image = render_screen(state)
+    assert image.mode == "1" and image.size == (128, 64)
+    assert render_screen(state).tobytes() == image.tobytes()
+    assert state.title in state.text()
 
 
 # --- the bundled fonts -------------------------------------------------------------------------
