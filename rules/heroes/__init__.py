@@ -57,6 +57,13 @@ class Hero:
     def __repr__(self) -> str:
         return f"load_hero({self.id!r})"
 
+    def __copy__(self) -> Hero:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Hero:
+        # Heroes never change; game snapshots share them.
+        return self
+
     @property
     def symbols(self) -> tuple[str, ...]:
         """Distinct symbols in face order."""

@@ -1,0 +1,793 @@
+"""Dice Throne game state and turn flow: a state machine a button-driven controller can drive.
+
+Each turn runs the eight phases in order. The controller records what happens at the table
+(rolls, choices) and calls :meth:`Game.advance` to move on; the game skips the phases the rules
+skip. Every action that changes state can be undone with :meth:`Game.undo` (the BACK button)::
+
+    >>> game = Game.new(["barbarian", "moon-elf"])
+    >>> game.phase, game.active_player.hero.id
+    (<Phase.UPKEEP: 'upkeep'>, 'barbarian')
+    >>> _ = game.advance()            # the start player skips the first Income Phase
+    >>> game.phase
+    <Phase.MAIN_1: 'main 1'>
+
+Actions the rules forbid raise :class:`IllegalActionError` whose message ends with the rule, e.g.
+``"... (Offensive Roll Phase: up to 3 roll attempts)"``.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any, TypeVar
+
+from rules.damage import DamageTotal, Portion, final_damage_total
+from rules.dice import OFFENSIVE_DICE, Roll
+from rules.effects import Effect, resolve_defense, resolve_offense
+from rules.errors import IllegalActionError, InvalidRollError
+from rules.heroes import Hero, load_hero
+from rules.requirements import Activation, activations
+
+START_CP = 2
+MAX_CP = 15
+STARTING_HAND = 4
+"""CONFLICT in the sources: 4 cards (both rulebooks) vs 3 (one review); the rulebooks win."""
+MAX_HAND = 6
+HEAL_ABOVE_START = 10
+OFFENSIVE_ROLL_ATTEMPTS = 3
+
+
+class Phase(enum.Enum):
+    UPKEEP = "upkeep"
+    INCOME = "income"
+    MAIN_1 = "main 1"
+    OFFENSIVE_ROLL = "offensive roll"
+    TARGETING_ROLL = "targeting roll"
+    DEFENSIVE_ROLL = "defensive roll"
+    MAIN_2 = "main 2"
+    DISCARD = "discard"
+
+    @property
+    def title(self) -> str:
+        return _TITLES[self]
+
+
+_TITLES = {
+    Phase.UPKEEP: "Upkeep Phase",
+    Phase.INCOME: "Income Phase",
+    Phase.MAIN_1: "Main Phase (1)",
+    Phase.OFFENSIVE_ROLL: "Offensive Roll Phase",
+    Phase.TARGETING_ROLL: "Targeting Roll Phase",
+    Phase.DEFENSIVE_ROLL: "Defensive Roll Phase",
+    Phase.MAIN_2: "Main Phase (2)",
+    Phase.DISCARD: "Discard Phase",
+}
+PHASES: tuple[Phase, ...] = tuple(Phase)
+
+
+class GameMode(enum.Enum):
+    ONE_VS_ONE = "1v1"
+    TWO_VS_TWO = "2v2"
+    KING_OF_THE_HILL = "king-of-the-hill"
+
+    @property
+    def players(self) -> int:
+        return {"1v1": 2, "2v2": 4, "king-of-the-hill": 3}[self.value]
+
+    @property
+    def starting_health(self) -> int:
+        """50 in 1v1; 35 each in King of the Hill; one shared 50 per team in 2v2."""
+        return 35 if self is GameMode.KING_OF_THE_HILL else 50
+
+
+class TargetRule(enum.Enum):
+    """What a 2v2 targeting die says."""
+
+    LEFT = "left opponent"
+    RIGHT = "right opponent"
+    OPPONENTS_CHOOSE = "opponents choose"
+    ATTACKER_CHOOSES = "attacker chooses"
+
+    @classmethod
+    def for_die(cls, value: int) -> TargetRule:
+        """1-2 left, 3-4 right, 5 the opponents choose, 6 the attacker chooses."""
+        if value not in range(1, 7):
+            raise InvalidRollError(f"a targeting die shows 1 to 6, not {value!r}")
+        return (cls.LEFT, cls.LEFT, cls.RIGHT, cls.RIGHT, cls.OPPONENTS_CHOOSE, cls.ATTACKER_CHOOSES)[value - 1]
+
+
+@dataclass
+class Player:
+    """One seat at the table. Health lives on the team (shared in 2v2): see :meth:`Game.health`."""
+
+    index: int
+    name: str
+    hero: Hero
+    team: int
+    cp: int = START_CP
+    hand: int = STARTING_HAND
+    """Cards in hand (the tray counts cards; it does not know which)."""
+    statuses: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<Player {self.index} {self.name!r} {self.hero.id} team {self.team} cp {self.cp} hand {self.hand}>"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """What the roll phase did, applied at its conclusion (damage, prevention and healing together)."""
+
+    attacker: int
+    defender: int | None
+    ability: str | None
+    offense: Effect
+    defense: Effect
+    damage: DamageTotal | None
+    """The Final DMG Total the defender takes from the attack (None without an attack)."""
+    collateral: int
+    counter: int
+    """Damage the attacker takes from the defense."""
+    health_after: tuple[int, ...]
+    """Each team's health after the exchange."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of the game: the winning team, or None for a draw."""
+
+    winner: int | None
+
+    @property
+    def draw(self) -> bool:
+        return self.winner is None
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _action(method: _F) -> _F:
+    """Snapshots the game before an action so BACK can undo it; a failed action changes nothing."""
+
+    @wraps(method)
+    def wrapper(self: Game, *args: Any, **kwargs: Any) -> Any:
+        before = self._snapshot()
+        try:
+            result = method(self, *args, **kwargs)
+        except BaseException:
+            self._restore(before)
+            raise
+        self._history.append(before)
+        return result
+
+    return wrapper  # type: ignore[return-value]
+
+
+class Game:
+    """A game in progress. Build it with :meth:`new`."""
+
+    # The current roll phase; cleared at each new turn.
+    offensive_attempts: int
+    offensive_roll: Roll | None
+    """The dice after the latest offensive roll attempt."""
+    selected: Activation | None
+    """The activated offensive ability."""
+    bonus_roll: Roll | None
+    targeting_die: int | None
+    target: int | None
+    """Index of the defender."""
+    defense: str | None
+    """The defensive ability chosen."""
+    defense_roll: Roll | None
+    defense_attempts_left: int
+    adjustments: list[int]
+    portions: list[Portion]
+    exchange: Exchange | None
+    """The applied result of this roll phase."""
+
+    def __init__(self, players: list[Player], mode: GameMode, start_player: int) -> None:
+        self.players = players
+        self.mode = mode
+        self.start_player = start_player
+        self.active = start_player
+        self.turn = 1
+        """Turn number, counting every player's turn."""
+        self.phase = Phase.UPKEEP
+        teams = sorted({p.team for p in players})
+        self.team_health: dict[int, int] = {team: mode.starting_health for team in teams}
+        self.outcome: Outcome | None = None
+        self.log: list[str] = []
+        self._history: list[dict[str, Any]] = []
+        self._had_turn: set[int] = set()
+        self._reset_roll_phase()
+        self._note(f"turn 1: {self.active_player.name} ({self.active_player.hero.name}) starts")
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def new(
+        cls,
+        heroes: Sequence[Hero | str],
+        mode: GameMode | str | None = None,
+        start_player: int = 0,
+        names: Sequence[str] | None = None,
+    ) -> Game:
+        """A new game. ``heroes`` in turn order (seat order); the mode follows from their number
+        unless given (2 players: 1v1, 3: King of the Hill, 4: 2v2 with teams alternating, so turns
+        zigzag between teams).
+
+        :raises IllegalActionError: for a player count the mode does not allow.
+        """
+        loaded = [h if isinstance(h, Hero) else load_hero(h) for h in heroes]
+        if mode is None:
+            by_count = {2: GameMode.ONE_VS_ONE, 3: GameMode.KING_OF_THE_HILL, 4: GameMode.TWO_VS_TWO}
+            if len(loaded) not in by_count:
+                raise IllegalActionError(f"{len(loaded)} players: play 1v1 (2), King of the Hill (3) or 2v2 (4)")
+            mode = by_count[len(loaded)]
+        mode = GameMode(mode)
+        if len(loaded) != mode.players:
+            raise IllegalActionError(f"{mode.value} needs {mode.players} players, not {len(loaded)}")
+        if not 0 <= start_player < len(loaded):
+            raise IllegalActionError(f"no player {start_player!r} to start")
+        if names is not None and len(names) != len(loaded):
+            raise IllegalActionError(f"{len(names)} names for {len(loaded)} players")
+        players = [
+            Player(
+                index=i,
+                name=names[i] if names is not None else f"Player {i + 1}",
+                hero=hero,
+                team=i % 2 if mode is GameMode.TWO_VS_TWO else i,
+            )
+            for i, hero in enumerate(loaded)
+        ]
+        return cls(players, mode, start_player)
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def active_player(self) -> Player:
+        return self.players[self.active]
+
+    def health(self, player: Player | int) -> int:
+        """The health dial of ``player``'s team (shared by teammates in 2v2)."""
+        return self.team_health[self._player(player).team]
+
+    @property
+    def starting_health(self) -> int:
+        return self.mode.starting_health
+
+    def opponents(self, player: Player | int | None = None) -> list[Player]:
+        """Undefeated opponents of ``player`` (default: the active player), in turn order after them."""
+        me = self._player(self.active if player is None else player)
+        order = [self.players[(me.index + k) % len(self.players)] for k in range(1, len(self.players))]
+        return [p for p in order if p.team != me.team and self.team_health[p.team] > 0]
+
+    def leaders(self) -> list[Player]:
+        """King of the Hill: the player(s) with the most health."""
+        alive = [p for p in self.players if self.health(p) > 0]
+        top = max(self.health(p) for p in alive)
+        return [p for p in alive if self.health(p) == top]
+
+    @property
+    def roll_attempts_left(self) -> int:
+        if self.phase is Phase.DEFENSIVE_ROLL:
+            return self.defense_attempts_left
+        return OFFENSIVE_ROLL_ATTEMPTS - self.offensive_attempts
+
+    def activations(self) -> list[Activation]:
+        """What the current offensive roll activates (empty before the first roll)."""
+        if self.offensive_roll is None:
+            return []
+        return activations(self.active_player.hero, self.offensive_roll)
+
+    @property
+    def defender(self) -> Player | None:
+        return None if self.target is None else self.players[self.target]
+
+    @property
+    def needs_target(self) -> bool:
+        """A chosen ability with more than two players needs a target before the phase can end."""
+        return self.selected is not None and self.target is None
+
+    @property
+    def defense_allowed(self) -> bool:
+        """The Defensive Roll Phase happens only for an Attack whose damage is defendable.
+
+        Never against an ultimate (its damage is ultimate, not defendable), never without a defender
+        or a defensive ability.
+        """
+        if self.selected is None or self.defender is None:
+            return False
+        ability = self.active_player.hero.ability(self.selected.ability)
+        if not ability.deals_damage or ability.damage_type is None or not ability.damage_type.defendable:
+            return False
+        return bool(self.defender.hero.defensive_abilities())
+
+    # -- phases -----------------------------------------------------------------------------
+    @_action
+    def advance(self) -> Phase:
+        """Ends the current phase and starts the next one the rules call for.
+
+        Income is skipped on the start player's first turn, the Targeting Roll Phase in 1v1 (the one
+        opponent is the target) and the Defensive Roll Phase unless :attr:`defense_allowed`. Leaving
+        the last roll phase applies the exchange (:meth:`resolve`) if it was not applied yet.
+
+        :raises IllegalActionError: when the game is over, a target is still to be chosen, a bonus
+            or defense roll is still to be made, or the hand is above 6 cards in the Discard Phase.
+        """
+        self._check_playing()
+        phase = self.phase
+        if phase is Phase.UPKEEP:
+            if self.active == self.start_player and self.active not in self._had_turn:
+                self._note("Income Phase skipped: the start player skips the first Income Phase")
+                self._enter(Phase.MAIN_1)
+            else:
+                self._enter(Phase.INCOME)
+                self._income()
+        elif phase is Phase.INCOME:
+            self._enter(Phase.MAIN_1)
+        elif phase is Phase.MAIN_1:
+            self._enter(Phase.OFFENSIVE_ROLL)
+        elif phase is Phase.OFFENSIVE_ROLL:
+            self._leave_offense()
+        elif phase is Phase.TARGETING_ROLL:
+            if self.needs_target:
+                raise IllegalActionError("choose the target first (Targeting Roll Phase)")
+            self._after_targeting()
+        elif phase is Phase.DEFENSIVE_ROLL:
+            if self.defense_roll is None:
+                raise IllegalActionError("roll the defense first (Defensive Roll Phase)")
+            self._finish_roll_phase()
+        elif phase is Phase.MAIN_2:
+            self._enter(Phase.DISCARD)
+        elif phase is Phase.DISCARD:
+            player = self.active_player
+            if player.hand > MAX_HAND:
+                raise IllegalActionError(
+                    f"{player.name} holds {player.hand} cards: sell down to {MAX_HAND} (Discard Phase)"
+                )
+            self._next_turn()
+        return self.phase
+
+    def _leave_offense(self) -> None:
+        if self.selected is not None:
+            self._check_bonus_rolled()
+        if self.selected is None:
+            self._finish_roll_phase()
+        elif self.mode is GameMode.ONE_VS_ONE:
+            self._after_targeting()
+        else:
+            self._enter(Phase.TARGETING_ROLL)
+
+    def _after_targeting(self) -> None:
+        if self.defense_allowed:
+            self._enter(Phase.DEFENSIVE_ROLL)
+            assert self.defender is not None
+            defenses = self.defender.hero.defensive_abilities()
+            if len(defenses) == 1:
+                self.defense = defenses[0].name
+        else:
+            self._finish_roll_phase()
+
+    def _finish_roll_phase(self) -> None:
+        if self.exchange is None:
+            self._apply_exchange()
+        if self.outcome is None:
+            self._enter(Phase.MAIN_2)
+
+    def _enter(self, phase: Phase) -> None:
+        self.phase = phase
+        self._note(phase.title)
+
+    def _income(self) -> None:
+        player = self.active_player
+        gained = 1 if player.cp < MAX_CP else 0
+        player.cp += gained
+        player.hand += 1
+        self._note(f"{player.name} gains {gained} CP and draws 1 card")
+
+    def _next_turn(self) -> None:
+        self._had_turn.add(self.active)
+        for step in range(1, len(self.players) + 1):
+            candidate = (self.active + step) % len(self.players)
+            if self.team_health[self.players[candidate].team] > 0:
+                self.active = candidate
+                break
+        self.turn += 1
+        self._reset_roll_phase()
+        self.phase = Phase.UPKEEP
+        player = self.active_player
+        self._note(f"turn {self.turn}: {player.name} ({player.hero.name})")
+
+    def _reset_roll_phase(self) -> None:
+        self.offensive_attempts = 0
+        self.offensive_roll = None
+        self.selected = None
+        self.bonus_roll = None
+        self.targeting_die = None
+        self.target = None
+        self.defense = None
+        self.defense_roll = None
+        self.defense_attempts_left = 0
+        self.adjustments = []
+        self.portions = []
+        self.exchange = None
+
+    # -- offensive roll phase ---------------------------------------------------------------
+    @_action
+    def record_offensive_roll(self, roll: Roll | str) -> list[Activation]:
+        """Records the five dice after a roll attempt; returns what they activate.
+
+        :raises IllegalActionError: outside the Offensive Roll Phase, after the third attempt, or
+            once an ability was selected. :raises InvalidRollError: unless the roll has 5 dice.
+        """
+        self._require_phase(Phase.OFFENSIVE_ROLL, "roll the offensive dice")
+        roll = self._roll(roll, self.active_player.hero)
+        if len(roll) != OFFENSIVE_DICE:
+            raise InvalidRollError(f"an offensive roll has {OFFENSIVE_DICE} dice, not {len(roll)}: {roll.notation()!r}")
+        if self.selected is not None:
+            raise IllegalActionError(f"{self.selected.ability!r} is already activated (Offensive Roll Phase)")
+        if self.offensive_attempts >= OFFENSIVE_ROLL_ATTEMPTS:
+            raise IllegalActionError(
+                f"no roll attempts left for {roll.notation()!r} (Offensive Roll Phase: up to {OFFENSIVE_ROLL_ATTEMPTS} roll attempts)"
+            )
+        self.offensive_attempts += 1
+        self.offensive_roll = roll
+        self._note(f"{self.active_player.name} rolls {roll.notation()} (attempt {self.offensive_attempts})")
+        return self.activations()
+
+    @_action
+    def select_ability(self, name: str | None) -> Activation | None:
+        """Activates the named offensive ability (name or alias), or none with ``None``.
+
+        :raises IllegalActionError: if no roll was made or the Final Dice Result does not meet it.
+        """
+        self._require_phase(Phase.OFFENSIVE_ROLL, "activate an offensive ability")
+        if name is None:
+            self.selected = None
+            self.target = None
+            self._note(f"{self.active_player.name} activates no ability")
+            return None
+        hero = self.active_player.hero
+        ability = hero.ability(name)
+        if not ability.is_offensive:
+            raise IllegalActionError(f"{ability.name!r} is not an offensive ability (Offensive Roll Phase)")
+        if self.offensive_roll is None:
+            raise IllegalActionError(f"roll before activating {ability.name!r} (Offensive Roll Phase)")
+        for activation in self.activations():
+            if activation.ability == ability.name:
+                self.selected = activation
+                if self.mode is GameMode.ONE_VS_ONE:
+                    self.target = self.opponents()[0].index
+                self._note(f"{self.active_player.name} activates {ability.name} (tier {activation.tier})")
+                return activation
+        raise IllegalActionError(
+            f"{self.offensive_roll.notation()!r} does not meet {ability.name!r} "
+            f"({ability.requirement_text}) (Activation Requirement)"
+        )
+
+    @_action
+    def record_bonus_roll(self, roll: Roll | str) -> Effect:
+        """Records the dice of the selected ability's "Roll N dice" effect; returns the whole effect."""
+        if self.selected is None:
+            raise IllegalActionError("no ability is activated (Roll [#])")
+        hero = self.active_player.hero
+        ability = hero.ability(self.selected.ability)
+        if ability.bonus_roll is None:
+            raise IllegalActionError(f"{ability.name!r} rolls no more dice (Roll [#])")
+        if self.bonus_roll is not None:
+            raise IllegalActionError(f"{ability.name!r} rolls its dice a single time (Roll [#])")
+        roll = self._roll(roll, hero)
+        assert self.offensive_roll is not None
+        effect = resolve_offense(hero, ability, self.offensive_roll, roll)
+        self.bonus_roll = roll
+        self._note(f"{self.active_player.name} rolls {roll.notation()} for {ability.name}: {effect.describe()}")
+        return effect
+
+    def _check_bonus_rolled(self) -> None:
+        assert self.selected is not None
+        ability = self.active_player.hero.ability(self.selected.ability)
+        if ability.bonus_roll is not None and self.bonus_roll is None:
+            raise IllegalActionError(
+                f"{ability.name!r} rolls {ability.bonus_roll.dice} dice first (Roll [#])"
+            )
+
+    # -- targeting --------------------------------------------------------------------------
+    @_action
+    def record_targeting_roll(self, value: int) -> TargetRule:
+        """2v2: the targeting die. 1-2 the left opponent (the next to play), 3-4 the right one; on
+        5 the opponents and on 6 the attacker then call :meth:`choose_target`."""
+        self._require_phase(Phase.TARGETING_ROLL, "roll for the target")
+        if self.mode is not GameMode.TWO_VS_TWO:
+            raise IllegalActionError("only 2v2 rolls for the target; choose it (Targeting Roll Phase)")
+        if self.targeting_die is not None:
+            raise IllegalActionError(f"the targeting die already shows {self.targeting_die} (Targeting Roll Phase)")
+        rule = TargetRule.for_die(value)
+        self.targeting_die = value
+        opponents = self.opponents()
+        if rule in (TargetRule.LEFT, TargetRule.RIGHT):
+            pick = opponents[0] if rule is TargetRule.LEFT or len(opponents) == 1 else opponents[1]
+            self._set_target(pick)
+        self._note(f"targeting die {value}: {rule.value}")
+        return rule
+
+    @_action
+    def choose_target(self, player: Player | int) -> Player:
+        """Chooses the defender (King of the Hill; 2v2 after a 5 or 6). In King of the Hill,
+        targeting a leader draws the attacker a card at once, unless the attacker is the only leader."""
+        self._require_phase(Phase.TARGETING_ROLL, "choose a target")
+        chosen = self._player(player)
+        if self.target is not None:
+            raise IllegalActionError(f"the target is already {self.players[self.target].name} (Targeting Roll Phase)")
+        if chosen not in self.opponents():
+            raise IllegalActionError(f"{chosen.name} is not an opponent still in the game (Targeting Roll Phase)")
+        if self.mode is GameMode.TWO_VS_TWO and self.targeting_die not in (5, 6):
+            raise IllegalActionError("roll the targeting die first; only a 5 or 6 lets someone choose (Targeting Roll Phase)")
+        self._set_target(chosen)
+        if self.mode is GameMode.KING_OF_THE_HILL:
+            leaders = self.leaders()
+            if chosen in leaders and leaders != [self.active_player]:
+                self.active_player.hand += 1
+                self._note(f"{self.active_player.name} attacks a leader and draws 1 card (King of the Hill)")
+        return chosen
+
+    def _set_target(self, player: Player) -> None:
+        self.target = player.index
+        self._note(f"target: {player.name}")
+
+    # -- defensive roll phase ---------------------------------------------------------------
+    @_action
+    def choose_defense(self, name: str) -> str:
+        """A defender with two defensive abilities picks one before rolling."""
+        self._require_phase(Phase.DEFENSIVE_ROLL, "choose a defense")
+        assert self.defender is not None
+        if self.defense_roll is not None:
+            raise IllegalActionError("the defense is chosen before rolling (Defensive Ability)")
+        ability = self.defender.hero.ability(name)
+        if not ability.is_defensive:
+            raise IllegalActionError(f"{ability.name!r} is not a defensive ability (Defensive Ability)")
+        self.defense = ability.name
+        return ability.name
+
+    @_action
+    def record_defensive_roll(self, roll: Roll | str) -> Effect:
+        """Records the defender's roll (a single attempt, unless the ability allows more)."""
+        self._require_phase(Phase.DEFENSIVE_ROLL, "roll the defense")
+        assert self.defender is not None
+        if self.defense is None:
+            names = ", ".join(a.name for a in self.defender.hero.defensive_abilities())
+            raise IllegalActionError(f"choose the defense first: {names} (Defensive Ability)")
+        ability = self.defender.hero.ability(self.defense)
+        if self.defense_roll is None:
+            self.defense_attempts_left = ability.roll_attempts
+        if self.defense_attempts_left <= 0:
+            raise IllegalActionError("the defensive dice are rolled a single time (Defensive Dice)")
+        roll = self._roll(roll, self.defender.hero)
+        if self.defense_roll is not None and ability.reroll_die_limit is not None:
+            kept = Counter(self.defense_roll.faces) & Counter(roll.faces)
+            changed = len(roll) - sum(kept.values())
+            if changed > ability.reroll_die_limit:
+                raise IllegalActionError(
+                    f"{ability.name!r} rerolls at most {ability.reroll_die_limit} die, {roll.notation()!r} changes {changed} (Defensive Ability)"
+                )
+        effect = resolve_defense(self.defender.hero, ability, roll)
+        self.defense_roll = roll
+        self.defense_attempts_left -= 1
+        self._note(f"{self.defender.name} defends with {ability.name}: {roll.notation()} -> {effect.describe()}")
+        return effect
+
+    # -- modifiers and resolution -----------------------------------------------------------
+    @_action
+    def modify_damage(self, amount: int) -> None:
+        """A fixed change to the incoming damage from a card or status (+ adds, - prevents)."""
+        self._require_roll_phase_with_attack("modify the damage")
+        self.adjustments.append(amount)
+
+    @_action
+    def add_portion(self, portion: Portion) -> None:
+        """A multiplier or divider (e.g. Agility's "prevent half"), computed from the subtotal."""
+        self._require_roll_phase_with_attack("prevent or multiply the damage")
+        self.portions.append(portion)
+
+    @_action
+    def resolve(self) -> Exchange:
+        """Applies the roll phase's damage, prevention and healing together (Final DMG Total).
+
+        Called by :meth:`advance` when leaving the last roll phase; call it earlier to show the result.
+        """
+        if self.phase not in (Phase.OFFENSIVE_ROLL, Phase.TARGETING_ROLL, Phase.DEFENSIVE_ROLL):
+            raise IllegalActionError(f"nothing to resolve in the {self.phase.title}")
+        if self.exchange is not None:
+            raise IllegalActionError("the roll phase is already resolved")
+        if self.selected is not None:
+            self._check_bonus_rolled()
+            if self.needs_target:
+                raise IllegalActionError("choose the target first (Targeting Roll Phase)")
+        if self.phase is not Phase.DEFENSIVE_ROLL and self.defense_allowed and self.defense_roll is None:
+            raise IllegalActionError("the defender has not rolled (Defensive Roll Phase)")
+        if self.phase is Phase.DEFENSIVE_ROLL and self.defense_roll is None:
+            raise IllegalActionError("roll the defense first (Defensive Roll Phase)")
+        return self._apply_exchange()
+
+    def _apply_exchange(self) -> Exchange:
+        attacker = self.active_player
+        hero = attacker.hero
+        offense = Effect()
+        defense = Effect()
+        total: DamageTotal | None = None
+        ability = None if self.selected is None else hero.ability(self.selected.ability)
+        if ability is not None and self.offensive_roll is not None:
+            offense = resolve_offense(hero, ability, self.offensive_roll, self.bonus_roll)
+        defender = self.defender
+        if defender is not None and self.defense is not None and self.defense_roll is not None:
+            defense = resolve_defense(defender.hero, defender.hero.ability(self.defense), self.defense_roll)
+        changes = {team: 0 for team in self.team_health}
+        heal = {team: 0 for team in self.team_health}
+        collateral = offense.collateral
+        if ability is not None and defender is not None:
+            damage_type = ability.damage_type
+            if damage_type is not None and damage_type.is_attack:
+                adjustments = [*self.adjustments]
+                portions = [*self.portions]
+                if defense.prevent:
+                    adjustments.append(-defense.prevent)
+                if defense.prevent_half:
+                    portions.append(Portion.prevent_half(self.defense or ""))
+                total = final_damage_total(
+                    offense.damage, adjustments=adjustments, portions=portions, damage_type=damage_type
+                )
+                taken = 0 if defense.negate else total.total
+                changes[defender.team] -= taken
+            elif damage_type is not None:
+                collateral += offense.damage
+            changes[defender.team] -= collateral
+            defender.cp = _clamp_cp(defender.cp + defense.cp)
+            if offense.opponent_cp < 0:
+                offense_cp_loss = min(defender.cp, -offense.opponent_cp)
+                defender.cp -= offense_cp_loss
+            else:
+                defender.cp = _clamp_cp(defender.cp + offense.opponent_cp)
+            heal[defender.team] += defense.heal
+        changes[attacker.team] -= defense.counter
+        heal[attacker.team] += offense.heal
+        attacker.cp = _clamp_cp(attacker.cp + offense.cp)
+        cap = self.starting_health + HEAL_ABOVE_START
+        for team in self.team_health:
+            health = self.team_health[team] + changes[team]
+            # Healing cannot go above the cap; damage lands in the same instant.
+            health = min(health + heal[team], max(cap, health)) if heal[team] else health
+            self.team_health[team] = max(0, health)
+        exchange = Exchange(
+            attacker=attacker.index,
+            defender=None if defender is None else defender.index,
+            ability=None if ability is None else ability.name,
+            offense=offense,
+            defense=defense,
+            damage=total,
+            collateral=collateral,
+            counter=defense.counter,
+            health_after=tuple(self.team_health[t] for t in sorted(self.team_health)),
+        )
+        self.exchange = exchange
+        self._note(f"health: {', '.join(f'{p.name} {self.health(p)}' for p in self.players)}")
+        self._check_outcome()
+        return exchange
+
+    def _check_outcome(self) -> None:
+        alive = {team for team, health in self.team_health.items() if health > 0}
+        if len(alive) == 1:
+            self.outcome = Outcome(winner=alive.pop())
+            self._note(f"game over: team {self.outcome.winner} wins")
+        elif not alive:
+            self.outcome = Outcome(winner=None)
+            self._note("game over: a draw (everyone reached 0 health together)")
+
+    # -- cards and CP -----------------------------------------------------------------------
+    @_action
+    def sell_card(self) -> int:
+        """Sells (discards) a card for 1 CP in a Main Phase or the Discard Phase; returns the CP."""
+        if self.phase not in (Phase.MAIN_1, Phase.MAIN_2, Phase.DISCARD):
+            raise IllegalActionError(f"cards are sold in a Main Phase or the Discard Phase, not the {self.phase.title} (Sell)")
+        player = self.active_player
+        if player.hand <= 0:
+            raise IllegalActionError(f"{player.name} has no card to sell (Sell)")
+        player.hand -= 1
+        player.cp = _clamp_cp(player.cp + 1)
+        self._note(f"{player.name} sells a card: {player.cp} CP")
+        return player.cp
+
+    @_action
+    def play_card(self, cost: int, instant: bool = False) -> int:
+        """Plays a card from the active player's hand: Main Phase cards only in a Main Phase
+        (``instant`` cards at any time); pays ``cost`` CP. Returns the CP left."""
+        if cost < 0:
+            raise IllegalActionError(f"a card costs 0 CP or more, not {cost!r}")
+        if not instant and self.phase not in (Phase.MAIN_1, Phase.MAIN_2):
+            raise IllegalActionError(f"Main Phase cards are played in a Main Phase, not the {self.phase.title}")
+        player = self.active_player
+        if player.hand <= 0:
+            raise IllegalActionError(f"{player.name} has no card to play")
+        if player.cp < cost:
+            raise IllegalActionError(f"{player.name} has {player.cp} CP, the card costs {cost} (Hero Cards)")
+        player.hand -= 1
+        player.cp -= cost
+        return player.cp
+
+    @_action
+    def set_health(self, player: Player | int, health: int) -> None:
+        """A manual correction of a health dial (cards and statuses the tray does not see)."""
+        if health < 0 or health > self.starting_health + HEAL_ABOVE_START:
+            raise IllegalActionError(
+                f"health {health!r} is outside 0-{self.starting_health + HEAL_ABOVE_START} (Health)"
+            )
+        self.team_health[self._player(player).team] = health
+        self._check_outcome()
+
+    # -- undo -------------------------------------------------------------------------------
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._history)
+
+    def undo(self) -> None:
+        """Takes back the last action (a roll, a choice, a phase change).
+
+        :raises IllegalActionError: when there is nothing to undo.
+        """
+        if not self._history:
+            raise IllegalActionError("nothing to undo")
+        self._restore(self._history.pop())
+
+    def copy(self) -> Game:
+        """An independent copy (heroes are shared: they never change)."""
+        return copy.deepcopy(self)
+
+    def _snapshot(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k != "_history"}
+        return copy.deepcopy(state)
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        history = self._history
+        self.__dict__.clear()
+        self.__dict__.update(copy.deepcopy(state))
+        self._history = history
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _player(self, player: Player | int) -> Player:
+        if isinstance(player, Player):
+            return self.players[player.index]
+        if not isinstance(player, int) or not 0 <= player < len(self.players):
+            raise IllegalActionError(f"no player {player!r}")
+        return self.players[player]
+
+    def _roll(self, roll: Roll | str, hero: Hero) -> Roll:
+        return Roll.from_notation(roll, hero) if isinstance(roll, str) else Roll.from_faces(roll.faces, hero)
+
+    def _check_playing(self) -> None:
+        if self.outcome is not None:
+            raise IllegalActionError("the game is over")
+
+    def _require_phase(self, phase: Phase, doing: str) -> None:
+        self._check_playing()
+        if self.phase is not phase:
+            raise IllegalActionError(f"cannot {doing} in the {self.phase.title} ({phase.title} only)")
+
+    def _require_roll_phase_with_attack(self, doing: str) -> None:
+        self._check_playing()
+        if self.phase not in (Phase.OFFENSIVE_ROLL, Phase.TARGETING_ROLL, Phase.DEFENSIVE_ROLL):
+            raise IllegalActionError(f"cannot {doing} in the {self.phase.title} (Attack Modifiers)")
+        if self.selected is None or self.exchange is not None:
+            raise IllegalActionError(f"cannot {doing}: no Attack is waiting to resolve (Attack Modifiers)")
+
+    def _note(self, line: str) -> None:
+        self.log.append(line)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.mode.value} turn {self.turn} {self.phase.value} active {self.active} "
+            f"health {self.team_health}>"
+        )
+
+
+def _clamp_cp(cp: int) -> int:
+    return max(0, min(MAX_CP, cp))
