@@ -99,7 +99,7 @@ class DetectorConfig:
     min_ratio: float = 0.3  # rounder than this to be a pip
     link_distance: float = 6.5  # pips further apart (in pip diameters) are never on one face
     max_size_ratio: float = 1.7
-    max_shape_difference: float = 0.55
+    max_shape_difference: float = 0.45
     max_gap_drop: float = 0.35  # how far (fraction of pip contrast) the face may dip between pips
 
 
@@ -128,7 +128,7 @@ class FaceDetector:
                 continue
             groups = _link(grey, pips, dark, self.config)
             for group in groups:
-                faces.extend(_faces_from_group(frame, pips, group, scale, dark))
+                faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
 
     def _working_scale(self, grey: npt.NDArray[np.uint8]) -> float:
@@ -171,7 +171,12 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     bw = stats[:, cv2.CC_STAT_WIDTH]
     bh = stats[:, cv2.CC_STAT_HEIGHT]
-    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1)
+    left = stats[:, cv2.CC_STAT_LEFT]
+    top = stats[:, cv2.CC_STAT_TOP]
+    h, w = grey.shape
+    # a blob cut by the frame border has no trustworthy shape
+    on_border = (left == 0) | (top == 0) | (left + bw >= w) | (top + bh >= h)
+    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & ~on_border
     keep[0] = False
     if not keep.any():
         return np.zeros((0, 7))
@@ -294,16 +299,135 @@ def _unwarp(pips: FloatArray) -> FloatArray:
 
 
 def _faces_from_group(
-    frame: Frame, pips: FloatArray, group: list[int], scale: float, dark: bool
+    frame: Frame, grey: Grey, pips: FloatArray, group: list[int], scale: float, dark: bool
 ) -> list[FaceCandidate]:
-    sub = pips[group]
-    strong = sub[sub[:, _CONTRAST] >= 0]  # all of them; weak ones are weighed in quality
-    if len(strong) > 6:
-        return [_candidate(frame, strong, None, scale, dark, CandidateFlag.NO_LAYOUT)]
-    fit = fit_layout(strong[:, :2], _unwarp(strong), single_spacing=_single_spacing(strong))
-    if fit is None:
-        return [_candidate(frame, strong, None, scale, dark, CandidateFlag.NO_LAYOUT)]
-    return [_candidate(frame, strong, fit, scale, dark, CandidateFlag.NONE)]
+    """The faces in one linked group of pips: the group itself when it is one face, else its
+    point-symmetric subsets (every d6 layout is symmetric about the face centre), biggest first."""
+    remaining = pips[group]
+    faces: list[FaceCandidate] = []
+    whole = _fit(grey, remaining, dark)
+    if whole is not None:
+        return [_candidate(frame, remaining, whole, scale, dark, CandidateFlag.NONE)]
+    while len(remaining):
+        best: tuple[int, float, FloatArray, LayoutFit] | None = None
+        for subset in _symmetric_subsets(remaining):
+            sub = remaining[subset]
+            fit = _fit(grey, sub, dark)
+            if fit is None:
+                continue
+            key = (len(sub), -fit.residual)
+            if best is None or key > (best[0], best[1]):
+                best = (len(sub), -fit.residual, subset, fit)
+        if best is None:
+            break
+        _, _, subset, fit = best
+        keep = np.ones(len(remaining), dtype=bool)
+        keep[subset] = False
+        intruders = _inside_face(fit, remaining[keep], remaining[subset])
+        if intruders.any():
+            # a pip like these on the same face left out of the layout (half a six read as a
+            # three): the face cannot be read
+            others = np.nonzero(keep)[0][intruders]
+            members = np.concatenate([subset, others])
+            faces.append(_candidate(frame, remaining[members], None, scale, dark, CandidateFlag.NO_LAYOUT))
+            keep[others] = False
+        else:
+            faces.append(_candidate(frame, remaining[subset], fit, scale, dark, CandidateFlag.NONE))
+        remaining = remaining[keep]
+    if len(remaining) >= 2 and not faces:
+        faces.append(_candidate(frame, remaining, None, scale, dark, CandidateFlag.NO_LAYOUT))
+    return faces
+
+
+def _symmetric_subsets(pips: FloatArray) -> list[FloatArray]:
+    """Index arrays of pips symmetric about some centre: a pip or the midpoint of two pips."""
+    xy = pips[:, :2]
+    diam = pips[:, _DIAM]
+    n = len(pips)
+    centres = [xy[i] for i in range(n)]
+    centres += [(xy[i] + xy[j]) / 2 for i in range(n) for j in range(i + 1, n)]
+    seen: set[tuple[int, ...]] = set()
+    out: list[FloatArray] = []
+    for c in centres:
+        offsets = xy - c
+        radius = np.hypot(offsets[:, 0], offsets[:, 1])
+        mirrors = c - offsets
+        d = np.hypot(mirrors[:, None, 0] - xy[None, :, 0], mirrors[:, None, 1] - xy[None, :, 1])
+        has_mirror = (d < 0.5 * diam[None, :]).any(axis=1)
+        members = has_mirror & (radius < 5.0 * diam)
+        key = tuple(np.nonzero(members)[0].tolist())
+        if not key or len(key) > 6 or key in seen:
+            continue
+        seen.add(key)
+        out.append(np.array(key, dtype=np.intp))
+    return out
+
+
+def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
+    """The layout of ``pips`` if they match one and the surface around them looks like a die face."""
+    if len(pips) > 6 or not _alike(pips):
+        return None
+    fit = fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
+    if fit is None or not _face_surface_plain(grey, fit, pips, dark):
+        return None
+    return fit
+
+
+def _inside_face(fit: LayoutFit, others: FloatArray, face_pips: FloatArray) -> npt.NDArray[np.bool_]:
+    """Which of ``others`` lie on the face of ``fit`` and look like its pips."""
+    if len(others) == 0:
+        return np.zeros(0, dtype=bool)
+    grid = (others[:, :2] - np.array(fit.center)) @ np.linalg.inv(fit.matrix()).T
+    inside = np.abs(grid).max(axis=1) < 0.9 * FACE_HALF_SIDE
+    alike = np.array([_alike(np.vstack([face_pips, o[None, :]])) for o in others])
+    out: npt.NDArray[np.bool_] = inside & alike
+    return out
+
+
+def _alike(pips: FloatArray) -> bool:
+    """Whether pips could share one face: about the same size and foreshortened the same way."""
+    if len(pips) < 2:
+        return True
+    diam = pips[:, _DIAM]
+    if diam.max() > 1.3 * diam.min():
+        return False
+    if np.ptp(pips[:, _RATIO]) > 0.17:
+        return False
+    tensors = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE])
+    spread = np.sqrt(((tensors[:, None, :] - tensors[None, :, :]) ** 2).sum(axis=2)).max()
+    return bool(spread < 0.3)
+
+
+def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> bool:
+    """Whether the face around the pips is plain: no marks as dark (or light) as a pip beyond them.
+
+    Rejects dark blobs on cables, keys and edges, which have no plain face around them.
+    """
+    m = fit.matrix()
+    pts = _SURFACE_GRID @ m.T + np.array(fit.center)
+    d = np.hypot(pts[:, None, 0] - pips[None, :, _X], pts[:, None, 1] - pips[None, :, _Y])
+    clear = (d > 0.85 * pips[None, :, _DIAM]).all(axis=1)
+    pts = pts[clear]
+    h, w = grey.shape
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)
+    if inside.mean() < 0.3:
+        return False  # too little of it in the frame to tell a die face from anything else
+    pts = pts[inside]
+    samples = grey[np.round(pts[:, 1]).astype(np.intp), np.round(pts[:, 0]).astype(np.intp)].astype(np.float64)
+    level = float(np.median(samples))
+    contrast = float(np.median(pips[:, _CONTRAST]))
+    pip_face = float(np.median(pips[:, _LEVEL]))
+    if abs(level - pip_face) > 0.5 * contrast:
+        return False
+    if dark:
+        marks = samples < level - 0.45 * contrast
+    else:
+        marks = samples > level + 0.45 * contrast
+    return bool(marks.mean() <= 0.05)
+
+
+_g = np.linspace(-1.45, 1.45, 13)
+_SURFACE_GRID = np.array([(x, y) for y in _g for x in _g])
 
 
 def _single_spacing(pips: FloatArray) -> float:
@@ -368,25 +492,44 @@ def _rectify(frame: Frame, fit: LayoutFit) -> Frame:
 
 
 def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
-    """Drops side faces: of faces close enough to belong to one die, keeps the most square-on."""
+    """Drops side faces and duplicates.
+
+    Faces close enough to be two faces of one die but foreshortened differently are a top face
+    and a side face: the one seen more square-on is the top. Faces foreshortened alike are the tops
+    of neighbouring dice and both stay, unless they overlap (one face found twice).
+    """
     if len(faces) < 2:
         return faces
 
     def size(f: FaceCandidate) -> float:
-        return max(f.box[2], f.box[3])
+        return float(max(f.box[2], f.box[3]))
+
+    def tensor(f: FaceCandidate) -> FloatArray:
+        if not f.pips:
+            return np.array([1.0, 0.0, 1.0])
+        ratios = np.array([p.ratio for p in f.pips])
+        angles = np.array([p.angle for p in f.pips])
+        out: FloatArray = _shape_tensor(ratios, angles).mean(axis=0)
+        return out
 
     # laid-out faces first, then the squarest: they claim their die before the others do
     order = sorted(faces, key=lambda f: (f.layout is None, -f.squareness, -len(f.pips)))
     kept: list[FaceCandidate] = []
     for face in order:
         cx, cy = face.center
-        same_die = False
+        t = tensor(face)
+        drop = False
         for other in kept:
             ox, oy = other.center
+            dist = math.hypot(cx - ox, cy - oy)
             reach = 0.5 * (size(face) + size(other))
-            if math.hypot(cx - ox, cy - oy) < 1.05 * reach:
-                same_die = True
+            differs = (
+                float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
+                or other.squareness - face.squareness > 0.12
+            )
+            if dist < 0.6 * reach or (differs and dist < 1.25 * reach):
+                drop = True
                 break
-        if not same_die:
+        if not drop:
             kept.append(face)
     return kept
