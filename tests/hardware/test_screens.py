@@ -9,6 +9,7 @@ then look at the new PNGs in tests/hardware/reference/ before committing them.
 
 from __future__ import annotations
 
+import doctest
 import os
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops
 
+import hardware.font
+import hardware.screens
 from hardware.font import FONT_NAMES, FontError, load_font, parse_font
 from hardware.screens import (
     OFFLINE_SCREEN,
@@ -232,7 +235,7 @@ def test_text_form() -> None:
     assert "> Fortitude  3x AXE" in SCREENS["offense-roll"].text()
 
 
-_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+_text = st.text(st.characters(codec="utf-8"), max_size=40)
 
 
 @st.composite
@@ -264,6 +267,12 @@ def test_any_valid_state_renders_inside_the_screen(state: ScreenState) -> None:
     assert image.mode == "1" and image.size == (128, 64)
     assert render_screen(state).tobytes() == image.tobytes()
     assert state.title in state.text()
+
+
+@pytest.mark.parametrize("module", [hardware.screens, hardware.font], ids=lambda module: module.__name__)
+def test_docstring_examples_run(module: object) -> None:
+    failed, attempted = doctest.testmod(module, verbose=False)  # type: ignore[arg-type]
+    assert attempted > 0 and failed == 0
 
 
 # --- the bundled fonts -------------------------------------------------------------------------
