@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -164,7 +164,9 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     else:
         filled = cv2.morphologyEx(grey, cv2.MORPH_OPEN, k)
         response = cv2.subtract(grey, filled)
-    mask = (response > config.min_contrast).astype(np.uint8)
+    # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
+    peak = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)))
+    mask = ((response > config.min_contrast) & (response.astype(np.uint16) * 2 > peak)).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if count <= 1:
         return np.zeros((0, 7))
@@ -532,4 +534,27 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 break
         if not drop:
             kept.append(face)
-    return kept
+    return _judge_tilt(kept)
+
+
+def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
+    """Compares each face's foreshortening with the frame's top faces.
+
+    Dice lying flat under one camera are foreshortened about alike; a lone mark or a markless group
+    much more foreshortened is a side face and goes, a laid-out face is a cocked die.
+    """
+    multi = [f.squareness for f in faces if f.layout is not None and len(f.pips) >= 2]
+    if multi:
+        reference = float(np.median(multi))
+    else:
+        singles = [f.squareness for f in faces if f.layout is not None]
+        if not singles:
+            return faces
+        reference = max(singles)
+    out: list[FaceCandidate] = []
+    for face in faces:
+        if face.squareness >= reference - 0.15:
+            out.append(face)
+        elif face.layout is not None and len(face.pips) >= 2:
+            out.append(replace(face, flags=face.flags | CandidateFlag.TILTED))
+    return out
