@@ -107,8 +107,8 @@ class TrayButtons:
         self._buttons: dict[str, Any] = {}
         self._closed = False
         try:
-            with gpio_errors("buttons", self.pins):
-                for name, pin in self.pins.items():
+            for name, pin in self.pins.items():
+                with gpio_errors("buttons", {name: pin}, pin_factory):
                     button = Button(
                         pin,
                         pull_up=pull_up,

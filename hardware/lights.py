@@ -69,17 +69,42 @@ def pin_name(pin: int | str) -> str:
 _PIN_IN_MESSAGE = re.compile(r"\bpin (\S+) is already in use")
 
 
+def _held_elsewhere(pin: int | str, pin_factory: Any) -> bool:
+    """Whether another process holds ``pin``: ask the pin factory for the pin itself.
+
+    The factory claims the line (as a plain input, what gpiozero leaves a closed pin as) without
+    gpiozero's in-process reservations, which a half-built device may still hold while its error
+    is being handled.
+    """
+    from gpiozero import Device
+
+    factory = pin_factory if pin_factory is not None else Device.pin_factory
+    if factory is None:
+        return False
+    try:
+        factory.pin(pin)
+    except Exception as error:  # lgpio raises its own bare error class; its text is the only sign
+        return _LGPIO_BUSY in str(error)
+    return False
+
+
+# lgpio's text when the kernel has the line claimed by another process; gpiozero passes it through.
+_LGPIO_BUSY = "GPIO busy"
+
+
 @contextmanager
-def gpio_errors(device: str, pins: Mapping[str, Any]) -> Iterator[None]:
+def gpio_errors(device: str, pins: Mapping[str, Any], pin_factory: Any = None) -> Iterator[None]:
     """Turn gpiozero's errors while opening ``device`` into ours, naming the pin and its job.
 
     :param device: what is being opened (``"status LED"``).
     :param pins: each pin's job and number (``{"red": 17, ...}``), for the messages.
-    :raises PinBusy: a pin is already in use (by this or another program).
+    :param pin_factory: the factory the device uses, to find which pin another process holds.
+    :raises PinBusy: a pin is already in use, by this program (gpiozero's ``GPIOPinInUse``) or by
+        another one (lgpio's ``'GPIO busy'``, e.g. a second copy of the tray running).
     :raises BadPin: a pin does not exist.
     :raises GpioUnavailable: no pin factory can be loaded on this machine.
     """
-    from gpiozero.exc import BadPinFactory, GPIOPinInUse, PinInvalidPin
+    from gpiozero.exc import BadPinFactory, GPIOPinInUse, GPIOZeroError, PinInvalidPin
 
     wiring = ", ".join(f"{job} {pin_name(pin)}" for job, pin in pins.items())
     try:
@@ -95,6 +120,14 @@ def gpio_errors(device: str, pins: Mapping[str, Any]) -> Iterator[None]:
     except BadPinFactory as error:
         raise GpioUnavailable(
             f"{device}: no GPIO on this machine ({error}); set GPIOZERO_PIN_FACTORY=mock to run without one"
+        ) from error
+    except Exception as error:
+        if isinstance(error, GPIOZeroError) or _LGPIO_BUSY not in str(error):
+            raise
+        held = [job for job, pin in pins.items() if len(pins) == 1 or _held_elsewhere(pin, pin_factory)]
+        where = ", ".join(f"{pin_name(pins[job])} ({device} {job})" for job in held) or f"a pin of the {device} ({wiring})"
+        raise PinBusy(
+            f"{where} is busy: another program holds it ({error}); is the tray already running?"
         ) from error
 
 
@@ -191,7 +224,7 @@ class StatusLight:
             raise LightSettingError(f"no light pattern for {', '.join(missing)}")
         self.pins = {"red": red, "green": green, "blue": blue}
         self._patterns = patterns
-        with gpio_errors("status LED", self.pins):
+        with gpio_errors("status LED", self.pins, pin_factory):
             self._led = RGBLED(red, green, blue, active_high=active_high, pin_factory=pin_factory)
         self._status = TrayStatus.OFF
         self._closed = False
@@ -283,7 +316,7 @@ class TrayLight:
 
         self.pin = pin
         self._check(brightness)
-        with gpio_errors("tray light", {"strip": pin}):
+        with gpio_errors("tray light", {"strip": pin}, pin_factory):
             self._led = PWMLED(pin, frequency=frequency, pin_factory=pin_factory)
         self._led.value = brightness
         self._closed = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from threading import Event
 
 import pytest
@@ -107,8 +108,16 @@ def test_busy_pin_names_the_button_and_frees_the_others(mock_factory: MockFactor
             pass
 
 
+def test_pin_held_by_another_program_is_named(held_elsewhere: Callable[..., MockFactory]) -> None:
+    with pytest.raises(PinBusy) as caught:
+        TrayButtons(pin_factory=held_elsewhere(SELECT))
+    assert str(caught.value) == (
+        "GPIO6 (buttons select) is busy: another program holds it ('GPIO busy'); is the tray already running?"
+    )
+
+
 def test_bad_pin_and_settings(mock_factory: MockFactory) -> None:
-    with pytest.raises(BadPin, match=r"^buttons \(next GPIO5, select GPIO77, back GPIO13\): 77 is not a valid pin"):
+    with pytest.raises(BadPin, match=r"^buttons \(select GPIO77\): 77 is not a valid pin"):
         TrayButtons(select=77)
     with pytest.raises(ButtonSettingError, match=r"^hold_time must be above 0 seconds or None, got 0$"):
         TrayButtons(hold_time=0)

@@ -151,6 +151,38 @@ def test_busy_pin_names_the_pin_and_its_job(mock_factory: MockFactory) -> None:
     StatusLight().close()
 
 
+@pytest.mark.parametrize("held", [(GREEN,), (RED, BLUE)])
+def test_pin_held_by_another_program_is_found_and_named(
+    held_elsewhere: Callable[..., MockFactory], held: tuple[int, ...]
+) -> None:
+    with pytest.raises(PinBusy) as caught:
+        StatusLight(pin_factory=held_elsewhere(*held))
+    jobs = {RED: "red", GREEN: "green", BLUE: "blue"}
+    where = ", ".join(f"GPIO{pin} (status LED {jobs[pin]})" for pin in held)
+    assert str(caught.value) == f"{where} is busy: another program holds it ('GPIO busy'); is the tray already running?"
+
+
+def test_tray_light_pin_held_by_another_program(held_elsewhere: Callable[..., MockFactory]) -> None:
+    with pytest.raises(PinBusy) as caught:
+        TrayLight(pin_factory=held_elsewhere(STRIP))
+    assert str(caught.value) == (
+        "GPIO18 (tray light strip) is busy: another program holds it ('GPIO busy'); is the tray already running?"
+    )
+
+
+def test_other_pin_errors_pass_through_untouched() -> None:
+    class BrokenPin(MockPWMPin):  # type: ignore[misc]
+        def __init__(self, factory: MockFactory, info: object) -> None:
+            raise OSError("'bad handle'")
+
+    factory = MockFactory(pin_class=BrokenPin)
+    try:
+        with pytest.raises(OSError, match="bad handle"):
+            TrayLight(pin_factory=factory)
+    finally:
+        factory.reset()
+
+
 def test_bad_pin_is_quoted(mock_factory: MockFactory) -> None:
     with pytest.raises(BadPin) as caught:
         StatusLight(red=99)
