@@ -188,6 +188,7 @@ class Activation:
     """``damage`` plus the mean of any bonus roll's damage; what the ordering uses."""
 
     def to_json(self) -> dict[str, object]:
+        """The shape ``dicetray score --json`` prints for each activation."""
         return {
             "ability": self.ability,
             "tier": self.tier,
@@ -195,9 +196,6 @@ class Activation:
             "effect": self.effect,
             "damage": self.damage,
             "damage_type": None if self.damage_type is None else self.damage_type.value,
-            "unstoppable": self.unstoppable,
-            "requirement": self.requirement.notation(),
-            "bonus_dice": self.bonus_dice,
         }
 
 
