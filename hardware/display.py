@@ -124,6 +124,7 @@ class LumaDisplay:
         self._lost = False
         self._closed = False
         # Lazy: luma pulls smbus2 and touches /dev only when a real display is wanted.
+        from luma.core.error import DevicePermissionError
         from luma.core.error import Error as LumaError
         from luma.oled import device as oled
 
@@ -136,7 +137,8 @@ class LumaDisplay:
             factory: Callable[..., Any] = getattr(oled, driver)
             self._device = factory(serial_interface, width=WIDTH, height=HEIGHT, rotate=rotate)
         except self._luma_errors as error:
-            raise DisplayUnavailable(f"no {self._where}: {error}") from error
+            hint = " (add the user to the i2c group)" if isinstance(error, DevicePermissionError) else ""
+            raise DisplayUnavailable(f"no {self._where}: {error}{hint}") from error
 
     def __repr__(self) -> str:
         return f"LumaDisplay(driver={self.driver!r}, port={self.port}, address=0x{self.address:02X})"
@@ -221,12 +223,16 @@ class CaptureDisplay:
         display.show(render_screen(ScreenState(title="Hello")))   # demo-out/frame_000001.png
 
     :param directory: created if missing. Existing ``frame_*.png`` files in it are left alone and
-        numbering continues after the highest one, so nothing earlier is overwritten.
+        numbering continues after the highest one, so nothing earlier is overwritten...
+    :param replace_existing: ...unless this is set: then the folder's ``frame_*.png`` files (and
+        no other files) are deleted first, so it holds exactly one run.
     :param offline_on_close: write a last "OFFLINE" frame on ``close()``, as the real panel shows.
-    :raises DisplayUnavailable: the folder cannot be created.
+    :raises DisplayUnavailable: the folder cannot be created or cleared.
     """
 
-    def __init__(self, directory: str | Path, scale: int = 1, offline_on_close: bool = True) -> None:
+    def __init__(
+        self, directory: str | Path, scale: int = 1, offline_on_close: bool = True, replace_existing: bool = False
+    ) -> None:
         self.directory = Path(directory)
         if scale < 1:
             raise DisplaySettingError(f"scale must be 1 or more, got {scale!r}")
@@ -236,7 +242,15 @@ class CaptureDisplay:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise DisplayUnavailable(f"cannot write display frames to {str(self.directory)!r}: {error}") from error
-        numbers = [int(path.stem[6:]) for path in self.directory.glob("frame_*.png") if path.stem[6:].isdigit()]
+        frames = [path for path in self.directory.glob("frame_*.png") if path.stem[6:].isdigit()]
+        if replace_existing:
+            try:
+                for path in frames:
+                    path.unlink()
+            except OSError as error:
+                raise DisplayUnavailable(f"cannot clear old frames from {str(self.directory)!r}: {error}") from error
+            frames = []
+        numbers = [int(path.stem[6:]) for path in frames]
         self.frames_written = 0
         self._next = max(numbers, default=0) + 1
         self.paths: list[Path] = []
@@ -299,6 +313,7 @@ def open_display(
     rotate: int = 0,
     directory: str | Path | None = None,
     scale: int = 1,
+    replace_existing: bool = False,
     serial_interface: Any = None,
 ) -> Display:
     """The display named ``kind`` (one of :data:`DISPLAY_KINDS`).
@@ -321,7 +336,7 @@ def open_display(
     if kind == "capture":
         if directory is None:
             raise DisplaySettingError("the capture display needs a directory to write frames into")
-        return CaptureDisplay(directory, scale=scale)
+        return CaptureDisplay(directory, scale=scale, replace_existing=replace_existing)
     if kind == "none":
         return NullDisplay()
     raise UnknownDisplay(f"unknown display kind {kind!r}: choose one of {', '.join(DISPLAY_KINDS)}")

@@ -7,7 +7,7 @@ from pathlib import Path
 from unittest.mock import Mock
 
 import pytest
-from luma.core.error import DeviceNotFoundError
+from luma.core.error import DeviceNotFoundError, DevicePermissionError
 from PIL import Image, ImageChops
 
 from hardware.display import (
@@ -200,6 +200,28 @@ def test_capture_never_overwrites_earlier_frames(tmp_path: Path) -> None:
     enlarged = Image.open(second.paths[0])
     assert enlarged.size == (256, 128) and same(enlarged.resize((128, 64), Image.Resampling.NEAREST), OFFLINE)
     assert same(Image.open(tmp_path / "frame_000001.png"), SCREEN)
+
+
+def test_capture_can_replace_an_earlier_run(tmp_path: Path) -> None:
+    first = CaptureDisplay(tmp_path)
+    for _ in range(3):
+        first.show(SCREEN)
+    first.close()
+    (tmp_path / "notes.txt").write_text("keep me")
+    second = open_display("capture", directory=tmp_path, replace_existing=True)
+    second.show(OFFLINE)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["frame_000001.png", "notes.txt"]
+    assert same(Image.open(tmp_path / "frame_000001.png"), OFFLINE)
+
+
+def test_permission_denied_on_the_bus_says_what_to_do() -> None:
+    serial = Mock(unsafe=True)
+    serial.command.side_effect = DevicePermissionError("I2C device permission denied: /dev/i2c-1")
+    with pytest.raises(DisplayUnavailable) as caught:
+        LumaDisplay(serial_interface=serial)
+    assert str(caught.value) == (
+        "no ssd1306 display on I2C bus 1 at 0x3C: I2C device permission denied: /dev/i2c-1 (add the user to the i2c group)"
+    )
 
 
 def test_capture_into_an_unusable_folder_names_it(tmp_path: Path) -> None:
