@@ -146,3 +146,11 @@ def test_custom_hero_folder_is_searched_first(tmp_path):
     (tmp_path / "barbarian.toml").write_text(text)
     assert load_hero("barbarian", search=[tmp_path]).name == "Barbarian (house rules)"
     assert load_hero("barbarian").name == "Barbarian"
+
+
+def test_the_example_in_docs_heroes_md_loads():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "heroes.md").read_text()
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    hero = hero_from_dict(tomllib.loads(example), "docs/heroes.md")
+    assert hero.id == "barbarian" and hero.ability("slap").tiers[2].effect.damage == 8
+    assert hero.symbol_for("pow") == "strength"
