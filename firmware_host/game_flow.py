@@ -1,0 +1,960 @@
+"""The table game: settled readings and button presses in, rules-engine actions out.
+
+:class:`GameFlow` sits between the tray and :class:`rules.game.Game`. The rules engine decides
+everything about the game (phases, roll attempts, activation, targeting, defense, damage, health,
+CP, the end); the flow turns the table's inputs into rules actions, and the game into what the
+display (:class:`hardware.screens.ScreenState`) and the status LED (:class:`hardware.lights.TrayStatus`)
+show. The buttons:
+
+- NEXT acts on the highlighted choice: continue to the next phase, activate an ability, confirm a
+  die's value, choose a target.
+- SELECT cycles the choices: the ability to activate, the ability to aim for (its dice to keep are
+  underlined), a die to correct, or the value of the die being set.
+- BACK undoes the last step (a roll, a choice, a correction, a phase change).
+
+A die the reader could not trust is never guessed: the LED asks for that die to be rerolled, or the
+player sets its value from the buttons; a die read wrong is corrected the same way. When no reading
+comes at all, NEXT lets the player key the whole roll in.
+
+Every step is a :class:`~firmware_host.transcript.FlowEvent`, given to ``on_event`` and returned by
+:meth:`GameFlow.on_reading` and :meth:`GameFlow.on_button`, so the service can log it.
+
+>>> from rules.game import Game
+>>> flow = GameFlow(Game.new(["barbarian", "moon-elf"]))
+>>> flow.step, flow.game.phase.title
+(<Step.PROMPT: 'prompt'>, 'Main Phase (1)')
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from firmware_host.transcript import EventSink, FlowEvent, FlowEventKind, format_line
+from hardware.buttons import ButtonEvent
+from hardware.lights import TrayStatus
+from hardware.screens import DieCell, PlayerStatus, ScreenState
+from rules.dice import Roll
+from rules.errors import RulesError
+from rules.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, Exchange, Game, GameMode, Phase, Player
+from rules.heroes import Hero
+from rules.requirements import Activation
+from vision.types import DieReading, DieStatus, FrameReading
+
+__all__ = ["GameFlow", "Step", "Option", "OptionKind", "ordered_dice"]
+
+
+class Step(str, enum.Enum):
+    """What the flow is waiting for, inside the rules engine's current phase."""
+
+    PROMPT = "prompt"  # a duty done by hand (draw, play or sell cards, discard): NEXT when done
+    ROLL = "roll"  # waiting for the dice to settle in the tray
+    REROLL = "reroll"  # a die could not be read (or dice are missing): reroll, or set it by hand
+    CORRECT = "correct"  # setting one die's value: SELECT cycles 1-6, NEXT confirms, BACK cancels
+    CHOOSE = "choose"  # a scored roll: SELECT cycles the choices, NEXT acts on the highlighted one
+    TARGET = "target"  # choosing the defender (more than two players)
+    DEFENSE = "defense"  # a defender with two defensive abilities picks one before rolling
+    DAMAGE = "damage"  # the roll phase is resolved: the damage is shown, NEXT goes on
+    OVER = "over"  # the game has ended
+
+
+class RollKind(str, enum.Enum):
+    """Which roll the tray is waiting for."""
+
+    OFFENSE = "offense"
+    BONUS = "bonus"  # an ability's "Roll N dice"
+    TARGETING = "targeting"  # the 2v2 targeting die
+    DEFENSE = "defense"
+
+
+class OptionKind(str, enum.Enum):
+    CONTINUE = "continue"  # end this phase
+    SELL = "sell"  # sell a card for 1 CP (main and discard phases)
+    ACTIVATE = "activate"  # activate this ability now
+    AIM = "aim"  # roll on for this ability: shows the dice to keep
+    PASS = "pass"  # activate nothing this turn
+    FIX = "fix"  # correct the value of one die
+    TARGET = "target"  # attack this opponent
+    DEFENSE = "defense"  # defend with this ability
+    ENTER = "enter"  # set the marked dice from the buttons
+
+
+@dataclass(frozen=True)
+class Option:
+    """One of the choices SELECT cycles through; NEXT acts on the highlighted one."""
+
+    kind: OptionKind
+    label: str
+    name: str | None = None  # ability name, for ACTIVATE, AIM and DEFENSE
+    index: int | None = None  # die index for FIX, player index for TARGET
+    keep: tuple[int, ...] = ()  # for AIM: indices of the dice to keep
+    probability: float | None = None
+
+
+@dataclass
+class _Table:
+    """The flow's own state next to the game; copied whole for undo."""
+
+    step: Step = Step.PROMPT
+    roll_kind: RollKind = RollKind.OFFENSE
+    expected: int = 0  # dice the awaited roll needs
+    dice: list[DieReading] = field(default_factory=list)  # the roll, left to right
+    recorded: bool = False  # the dice are recorded in the game (a fix re-records them)
+    options: list[Option] = field(default_factory=list)
+    selected: int = 0
+    fixing: int | None = None
+    fix_value: int = 1
+    lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
+    prompt: str = ""
+    message: str = ""  # a refusal or a problem, shown until the next step
+    keep: tuple[int, ...] = ()  # die indices the odds advise keeping
+    rolling: bool = False
+    outcome: str = ""
+
+
+@dataclass
+class _Undo:
+    """How to take back one step: the table before it, and how many game actions it made."""
+
+    table: _Table
+    game_actions: int = 0
+
+
+def _quiet(table: _Table) -> _Table:
+    """The table without its passing message: a step that only said something is not undone."""
+    return replace(table, message="", rolling=False)
+
+
+def ordered_dice(reading: FrameReading) -> list[DieReading]:
+    """The dice left to right (then top to bottom): the order the display shows and fixes use."""
+    return sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
+
+
+def _symbol_codes(hero: Hero) -> dict[str, str]:
+    """The shortest upper-case prefix telling each of the hero's symbols apart (SW, ST, H)."""
+    symbols = sorted(set(hero.symbol_for(face) for face in range(1, 7)))
+    codes: dict[str, str] = {}
+    for symbol in symbols:
+        for size in range(1, len(symbol) + 1):
+            prefix = symbol[:size]
+            if not any(other != symbol and other.startswith(prefix) for other in symbols):
+                codes[symbol] = prefix.upper()
+                break
+        else:
+            codes[symbol] = symbol.upper()
+    return codes
+
+
+def _short(name: str, width: int = 8) -> str:
+    return name if len(name) <= width else name[: width - 1] + "."
+
+
+class GameFlow:
+    """Drives one :class:`rules.game.Game` from the tray's readings and buttons.
+
+    :param game: the game, usually fresh from :meth:`rules.game.Game.new`.
+    :param on_event: called with every :class:`FlowEvent` (a :class:`Transcript` prints them; the
+        service logs them).
+    :param turn_limit: end the game after this many turns with the leader named (the demo's short
+        game); None plays until a team is defeated.
+    :param alternatives: how many abilities still to aim for are shown with their odds.
+    """
+
+    UNDO_DEPTH = 200
+    """Steps BACK can take back; older ones are forgotten so an evening's game stays small."""
+    EVENT_MEMORY = 2000
+    """Events kept in :attr:`events` (every event still goes to ``on_event``)."""
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        on_event: EventSink | None = None,
+        turn_limit: int | None = None,
+        alternatives: int = 2,
+    ) -> None:
+        if turn_limit is not None and turn_limit < 1:
+            raise ValueError(f"turn_limit must be 1 or more, got {turn_limit!r}")
+        self._game = game
+        self._on_event = on_event
+        self._turn_limit = turn_limit
+        self._alternatives = alternatives
+        self._t = _Table()
+        self._history: list[_Undo] = []
+        self._current: _Undo | None = None
+        self._events: deque[FlowEvent] = deque(maxlen=self.EVENT_MEMORY)
+        self._pending: list[FlowEvent] = []
+        self._turn_header()
+        self._enter_phase()
+        self._flush()
+
+    def __repr__(self) -> str:
+        return f"<GameFlow {self._game!r} step {self._t.step.value}>"
+
+    # ================================================================================ inputs
+
+    def on_reading(self, reading: FrameReading) -> list[FlowEvent]:
+        """A settled reading of the tray: the roll the flow is waiting for, or ignored."""
+        self._t.rolling = False
+        if not self._wants_dice():
+            return []
+        self._run(lambda: self._accept_reading(reading))
+        return self._flush()
+
+    def on_button(self, event: ButtonEvent) -> list[FlowEvent]:
+        """One button press. Held presses count as short ones."""
+        self._t.rolling = False
+        button = ButtonEvent(event).button
+        if button == "back":
+            self._undo()
+        elif button == "select":
+            self._select()
+        else:
+            self._run(self._next)
+        return self._flush()
+
+    def on_rolling(self) -> None:
+        """The tray saw the dice move: the LED shows rolling until the next settled reading."""
+        if self._wants_dice():
+            self._t.rolling = True
+
+    # ================================================================================ outputs
+
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    @property
+    def step(self) -> Step:
+        return self._t.step
+
+    @property
+    def roll_kind(self) -> RollKind | None:
+        """Which roll the tray is waiting for, or None."""
+        return self._t.roll_kind if self._wants_dice() else None
+
+    @property
+    def expected_dice(self) -> int:
+        """How many dice the awaited roll needs (0 when no roll is awaited)."""
+        return self._t.expected if self._wants_dice() else 0
+
+    @property
+    def dice(self) -> tuple[DieReading, ...]:
+        """The current roll, left to right, as read or corrected."""
+        return tuple(self._t.dice)
+
+    @property
+    def values(self) -> tuple[int | None, ...]:
+        return tuple(d.value if d.ok else None for d in self._t.dice)
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        return tuple(self._t.options)
+
+    @property
+    def selected(self) -> Option | None:
+        return self._t.options[self._t.selected] if self._t.options else None
+
+    @property
+    def fixing(self) -> tuple[int, int] | None:
+        """(die index, value shown) while a die's value is being set."""
+        if self._t.step is not Step.CORRECT or self._t.fixing is None:
+            return None
+        return self._t.fixing, self._t.fix_value
+
+    @property
+    def suggested_keep(self) -> tuple[int, ...]:
+        """Indices of the dice the odds advise keeping (for the highlighted aim, else the best)."""
+        option = self.selected
+        if option is not None and option.kind is OptionKind.AIM:
+            return option.keep
+        return self._t.keep
+
+    @property
+    def message(self) -> str:
+        return self._t.message
+
+    @property
+    def is_over(self) -> bool:
+        return self._t.step is Step.OVER
+
+    @property
+    def outcome(self) -> str:
+        """How the game ended (winner, draw, or the leader at the turn limit); empty while playing."""
+        return self._t.outcome
+
+    @property
+    def events(self) -> tuple[FlowEvent, ...]:
+        return tuple(self._events)
+
+    @property
+    def transcript(self) -> tuple[str, ...]:
+        return tuple(format_line(event) for event in self._events)
+
+    def status(self) -> TrayStatus:
+        """The status LED's state."""
+        t = self._t
+        if t.rolling:
+            return TrayStatus.ROLLING
+        if t.step in (Step.REROLL, Step.CORRECT):
+            return TrayStatus.REROLL_DIE
+        if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE:
+            if any(o.kind is OptionKind.ACTIVATE for o in t.options):
+                return TrayStatus.ABILITY_READY
+            return TrayStatus.NO_ABILITY
+        if t.step is Step.OVER:
+            return TrayStatus.OFF
+        return TrayStatus.WAITING_FOR_INPUT
+
+    def screen(self) -> ScreenState:
+        """What the display shows now."""
+        g, t = self._game, self._t
+        attempt: tuple[int, int] | None = None
+        if g.phase is Phase.OFFENSIVE_ROLL and t.step is not Step.OVER:
+            shown = g.offensive_attempts + (1 if self._wants_dice() and t.step is Step.ROLL else 0)
+            attempt = (min(max(shown, 1), OFFENSIVE_ROLL_ATTEMPTS), OFFENSIVE_ROLL_ATTEMPTS)
+        players = tuple(
+            PlayerStatus(_short(p.name, 7), g.health(p), p.cp, active=p.index == g.active)
+            for p in g.players
+        )
+        keep = set(self.suggested_keep) if t.step is Step.CHOOSE else set()
+        dice = tuple(self._cell(i, d, i in keep) for i, d in enumerate(t.dice))
+        lines = list(t.lines)
+        selected: int | None = None
+        if t.step is Step.CORRECT and t.fixing is not None:
+            lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
+        elif t.options:
+            # The body holds a few lines: the explanation, then a window of choices around the
+            # highlighted one.
+            room = max(1, 4 - len(lines))
+            start = min(t.selected, max(0, len(t.options) - room))
+            window = t.options[start : start + room]
+            selected = len(lines) + t.selected - start
+            lines += [option.label for option in window]
+        if t.message:
+            lines.insert(0, t.message)
+            if selected is not None:
+                selected += 1
+        lines = lines[:4]
+        if selected is not None and selected >= len(lines):
+            selected = None
+        return ScreenState(
+            title=self._title(),
+            attempt=attempt,
+            players=players,
+            dice=dice,
+            die_cursor=t.fixing if t.step is Step.CORRECT else None,
+            banner="GAME OVER" if t.step is Step.OVER and not t.dice else "",
+            lines=tuple(lines),
+            selected=selected,
+            dense=True,
+            prompt=self._prompt(),
+        )
+
+    # ================================================================================ steps
+
+    def _run(self, action: Callable[[], None]) -> None:
+        """One undoable step: a refused rules action leaves everything as it was and says why."""
+        entry = _Undo(copy.deepcopy(self._t))
+        self._current = entry
+        mark = len(self._pending)
+        try:
+            action()
+        except RulesError as error:
+            for _ in range(entry.game_actions):
+                self._game.undo()
+            del self._pending[mark:]
+            self._t = entry.table
+            self._t.message = str(error)
+            self._emit(FlowEventKind.PROMPT, f"Not allowed: {error}", refused=str(error))
+            return
+        finally:
+            self._current = None
+        if entry.game_actions or _quiet(entry.table) != _quiet(self._t):
+            self._history.append(entry)
+            del self._history[: -self.UNDO_DEPTH]
+
+    def _act(self, method: Callable[..., Any], *args: Any) -> Any:
+        """Calls one undoable rules-engine action and counts it for BACK."""
+        result = method(*args)
+        if self._current is not None:
+            self._current.game_actions += 1
+        return result
+
+    def _undo(self) -> None:
+        if not self._history:
+            self._t.message = "Nothing to undo"
+            self._emit(FlowEventKind.UNDO, "BACK: nothing to undo", undone=None)
+            return
+        entry = self._history.pop()
+        for _ in range(entry.game_actions):
+            self._game.undo()
+        undone = self._t.step
+        self._t = entry.table
+        self._t.message = ""
+        self._t.rolling = False
+        self._emit(
+            FlowEventKind.UNDO,
+            f"BACK: undone, {self._game.phase.title} ({self._t.step.value})",
+            undone=undone.value,
+            step=self._t.step.value,
+            phase=self._game.phase.value,
+        )
+
+    def _select(self) -> None:
+        t = self._t
+        t.message = ""
+        if t.step is Step.CORRECT:
+            t.fix_value = t.fix_value % 6 + 1
+        elif t.options:
+            t.selected = (t.selected + 1) % len(t.options)
+
+    def _next(self) -> None:
+        t = self._t
+        t.message = ""
+        if t.step is Step.OVER:
+            return
+        if t.step is Step.CORRECT:
+            self._confirm_fix()
+            return
+        if t.step is Step.ROLL:
+            # No reading came (camera trouble, a die off the tray): key the roll in by hand.
+            t.dice = [DieReading(None, 0.0, (0, 0, 0, 0), DieStatus.UNREADABLE) for _ in range(t.expected)]
+            t.recorded = False
+            self._start_fix(0)
+            return
+        option = self.selected
+        if option is None:
+            return
+        kind = option.kind
+        if kind is OptionKind.CONTINUE:
+            self._advance()
+        elif kind is OptionKind.SELL:
+            cp = self._act(self._game.sell_card)
+            player = self._game.active_player
+            self._emit(FlowEventKind.PROMPT, f"{player.name} sells a card: {cp} CP, {player.hand} cards",
+                       player=player.index, cp=cp, hand=player.hand)
+            self._enter_phase(announce=False)
+        elif kind in (OptionKind.FIX, OptionKind.ENTER):
+            assert option.index is not None
+            self._start_fix(option.index)
+        elif kind is OptionKind.AIM:
+            kept = " ".join(self._face_label(self._value(i)) for i in option.keep) or "nothing"
+            t.message = f"Keep {kept}, roll the rest"
+        elif kind is OptionKind.ACTIVATE:
+            self._activate(option.name)
+        elif kind is OptionKind.PASS:
+            self._activate(None)
+        elif kind is OptionKind.TARGET:
+            assert option.index is not None
+            chosen = self._act(self._game.choose_target, option.index)
+            self._emit(FlowEventKind.TARGET, f"Target: {chosen.name} ({chosen.hero.name})", target=chosen.index)
+            self._advance()
+        elif kind is OptionKind.DEFENSE:
+            name = self._act(self._game.choose_defense, option.name)
+            self._emit(FlowEventKind.DEFENSE, f"{self._defender().name} defends with {name}", defense=name)
+            self._await_roll(RollKind.DEFENSE)
+
+    # ================================================================================ phases
+
+    def _advance(self) -> None:
+        self._act(self._game.advance)
+        self._after_roll_phase()
+        self._enter_phase()
+
+    def _after_roll_phase(self) -> None:
+        """Reports the exchange once the rules engine has applied it (leaving the roll phases)."""
+        g = self._game
+        exchange = g.exchange
+        if exchange is None or self._t.step is Step.DAMAGE:
+            return
+        if g.phase in (Phase.MAIN_2,) or g.outcome is not None:
+            if exchange.ability is not None:
+                self._report_exchange(exchange)
+
+    def _enter_phase(self, announce: bool = True) -> None:
+        """Sets up the step for the game's current phase (and passes phases with nothing to do)."""
+        g, t = self._game, self._t
+        if g.outcome is not None:
+            self._game_over()
+            return
+        if g.phase is Phase.UPKEEP:
+            if self._turn_limit is not None and g.turn > self._turn_limit:
+                self._turn_limit_reached()
+                return
+            if announce and g.turn > 1:
+                self._turn_header()
+            # The tray tracks no upkeep effects (statuses are kept by hand): pass straight on.
+            turn = g.turn
+            self._act(g.advance)
+            if g.phase is Phase.MAIN_1 and turn == g.turn:
+                self._emit(FlowEventKind.PHASE, "Income Phase skipped: the start player's first turn", phase="income")
+            self._enter_phase()
+            return
+        player = g.active_player
+        t.dice, t.recorded, t.fixing, t.keep, t.selected = [], False, None, (), 0
+        t.options, t.lines = [], []
+        if g.phase is Phase.INCOME:
+            t.step = Step.PROMPT
+            t.lines = [f"+1 CP ({player.cp} CP)", "Draw 1 card"]
+            t.options = [Option(OptionKind.CONTINUE, "Done: main phase")]
+            if announce:
+                self._emit(FlowEventKind.PHASE, f"Income Phase: {player.name} gains 1 CP ({player.cp} CP) and draws 1 card",
+                           phase=g.phase.value, cp=player.cp, hand=player.hand)
+        elif g.phase in (Phase.MAIN_1, Phase.MAIN_2):
+            t.step = Step.PROMPT
+            t.lines = [f"Play cards ({player.cp} CP, {player.hand} cards)"]
+            if g.phase is Phase.MAIN_2 and g.exchange is not None and g.exchange.ability is not None:
+                t.lines.insert(0, self._damage_text(g.exchange))
+            label = "Done: roll" if g.phase is Phase.MAIN_1 else "Done: discard"
+            t.options = [Option(OptionKind.CONTINUE, label), Option(OptionKind.SELL, "Sell a card (+1 CP)")]
+            if announce:
+                self._emit(FlowEventKind.PHASE, f"{g.phase.title}: {player.name} has {player.cp} CP, {player.hand} cards",
+                           phase=g.phase.value, cp=player.cp, hand=player.hand)
+        elif g.phase is Phase.DISCARD:
+            t.step = Step.PROMPT
+            over = player.hand - MAX_HAND
+            t.lines = [f"Discard down to {MAX_HAND}: sell {over}" if over > 0 else f"Hand {player.hand}: keep it"]
+            sell = Option(OptionKind.SELL, "Sell a card (+1 CP)")
+            done = Option(OptionKind.CONTINUE, "Done: end turn")
+            t.options = [sell, done] if over > 0 else [done, sell]
+            if announce:
+                text = f"Discard Phase: {player.name} holds {player.hand} cards"
+                if over > 0:
+                    text += f", sells down to {MAX_HAND}"
+                self._emit(FlowEventKind.PHASE, text, phase=g.phase.value, hand=player.hand)
+        elif g.phase is Phase.OFFENSIVE_ROLL:
+            if announce:
+                self._emit(FlowEventKind.PHASE, f"Offensive Roll Phase: {player.name} rolls 5 dice", phase=g.phase.value)
+            self._await_roll(RollKind.OFFENSE)
+        elif g.phase is Phase.TARGETING_ROLL:
+            if announce:
+                self._emit(FlowEventKind.PHASE, "Targeting Roll Phase", phase=g.phase.value)
+            if g.mode is GameMode.TWO_VS_TWO and g.targeting_die is None:
+                self._await_roll(RollKind.TARGETING)
+            else:
+                self._choose_target()
+        elif g.phase is Phase.DEFENSIVE_ROLL:
+            defender = self._defender()
+            if announce:
+                self._emit(FlowEventKind.PHASE, f"Defensive Roll Phase: {defender.name} ({defender.hero.name}) defends",
+                           phase=g.phase.value, defender=defender.index)
+            if g.defense is None:
+                t.step = Step.DEFENSE
+                t.lines = [f"{defender.name}: choose a defense"]
+                t.options = [Option(OptionKind.DEFENSE, a.name, name=a.name) for a in defender.hero.defensive_abilities()]
+            else:
+                self._await_roll(RollKind.DEFENSE)
+
+    def _turn_header(self) -> None:
+        g = self._game
+        player = g.active_player
+        table = ", ".join(f"{p.name} {g.health(p)} HP {p.cp} CP" for p in g.players)
+        self._emit(FlowEventKind.TURN, f"Turn {g.turn}: {player.name} ({player.hero.name}) | {table}",
+                   turn=g.turn, player=player.index, hero=player.hero.id,
+                   health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
+
+    def _game_over(self) -> None:
+        g, t = self._game, self._t
+        t.step, t.options, t.keep = Step.OVER, [], ()
+        outcome = g.outcome
+        assert outcome is not None
+        if outcome.winner is None:
+            t.outcome = "A draw: everyone fell together"
+        else:
+            winners = [p for p in g.players if p.team == outcome.winner]
+            names = " and ".join(f"{p.name} ({p.hero.name})" for p in winners)
+            t.outcome = f"{names} {'win' if len(winners) > 1 else 'wins'}"
+        t.lines = [t.outcome, self._health_line()]
+        self._emit(FlowEventKind.GAME_OVER, f"Game over: {t.outcome}. {self._health_line()}",
+                   winner=outcome.winner, health={p.name: g.health(p) for p in g.players})
+
+    def _turn_limit_reached(self) -> None:
+        g, t = self._game, self._t
+        top = max(g.health(p) for p in g.players)
+        leaders = [p for p in g.players if g.health(p) == top]
+        t.step, t.options, t.dice, t.keep = Step.OVER, [], [], ()
+        if len(leaders) == len(g.players):
+            t.outcome = f"Turn limit: all level at {top} HP"
+        else:
+            names = " and ".join(f"{p.name} ({p.hero.name})" for p in leaders)
+            t.outcome = f"Turn limit: {names} {'lead' if len(leaders) > 1 else 'leads'} with {top} HP"
+        t.lines = [t.outcome, self._health_line()]
+        self._emit(FlowEventKind.GAME_OVER, f"Game over after {self._turn_limit} turns. {t.outcome}. {self._health_line()}",
+                   turns=self._turn_limit, leaders=[p.index for p in leaders],
+                   health={p.name: g.health(p) for p in g.players})
+
+    def _health_line(self) -> str:
+        g = self._game
+        return ", ".join(f"{p.name} {g.health(p)} HP" for p in g.players)
+
+    # ================================================================================ rolls
+
+    def _wants_dice(self) -> bool:
+        t = self._t
+        if t.step in (Step.ROLL, Step.REROLL):
+            return True
+        g = self._game
+        if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE:
+            return g.roll_attempts_left > 0
+        if t.step is Step.DAMAGE and t.roll_kind is RollKind.DEFENSE:
+            return g.phase is Phase.DEFENSIVE_ROLL and g.defense_attempts_left > 0
+        return False
+
+    def _await_roll(self, kind: RollKind) -> None:
+        t = self._t
+        t.step, t.roll_kind = Step.ROLL, kind
+        t.expected = self._dice_for(kind)
+        t.dice, t.recorded, t.options, t.keep, t.selected = [], False, [], (), 0
+        t.lines = [self._roll_request()]
+
+    def _dice_for(self, kind: RollKind) -> int:
+        g = self._game
+        if kind is RollKind.OFFENSE:
+            return 5
+        if kind is RollKind.TARGETING:
+            return 1
+        if kind is RollKind.BONUS:
+            assert g.selected is not None
+            bonus = g.active_player.hero.ability(g.selected.ability).bonus_roll
+            assert bonus is not None
+            return bonus.dice
+        assert g.defense is not None
+        return self._defender().hero.ability(g.defense).defense_dice
+
+    def _roll_request(self) -> str:
+        g, t = self._game, self._t
+        n = t.expected
+        dice = f"{n} {'die' if n == 1 else 'dice'}"
+        if t.roll_kind is RollKind.OFFENSE:
+            return f"{g.active_player.name}: roll {dice}"
+        if t.roll_kind is RollKind.BONUS:
+            return f"{g.selected.ability if g.selected else 'Bonus'}: roll {dice}"
+        if t.roll_kind is RollKind.TARGETING:
+            return "Roll 1 die for the target"
+        return f"{self._defender().name}: roll {dice} ({g.defense})"
+
+    def _accept_reading(self, reading: FrameReading) -> None:
+        t = self._t
+        dice = ordered_dice(reading)
+        expected = self._dice_for(t.roll_kind)
+        shown = " ".join(self._reading_label(d) for d in dice) or "no dice"
+        self._emit(FlowEventKind.READING, f"Read {shown}", roll=t.roll_kind.value, reading=reading.to_json())
+        t.message = ""
+        if len(dice) != expected:
+            # A die off the tray or two read as one: nothing to correct die by die, roll again.
+            t.step, t.expected, t.dice, t.recorded = Step.REROLL, expected, dice, False
+            t.options = [Option(OptionKind.ENTER, "Enter the dice by hand", index=0)]
+            t.selected = 0
+            t.lines = [f"Saw {len(dice)} of {expected} dice"]
+            t.message = ""
+            t.dice = [DieReading(None, 0.0, (0, 0, 0, 0), DieStatus.UNREADABLE) for _ in range(expected)]
+            self._emit(FlowEventKind.REROLL, f"Saw {len(dice)} dice, need {expected}: roll them again",
+                       seen=len(dice), expected=expected)
+            return
+        t.dice, t.expected, t.recorded = dice, expected, False
+        bad = [i for i, d in enumerate(dice) if not d.ok]
+        if bad:
+            t.step = Step.REROLL
+            t.lines = [f"Reroll die {' '.join(str(i + 1) for i in bad)} or set it"]
+            t.options = [Option(OptionKind.FIX, f"Set die {i + 1} ({dice[i].status.value})", index=i) for i in bad]
+            t.selected = 0
+            marks = ", ".join(f"die {i + 1} {dice[i].status.value}" for i in bad)
+            self._emit(FlowEventKind.REROLL, f"Cannot read {marks}: reroll it or set it with the buttons",
+                       dice=[i + 1 for i in bad], statuses=[dice[i].status.value for i in bad])
+            return
+        self._record()
+
+    def _record(self) -> None:
+        """The dice are all known: record them as the awaited roll, then show what they do."""
+        g, t = self._game, self._t
+        values = [self._value(i) for i in range(len(t.dice))]
+        kind = t.roll_kind
+        if kind is RollKind.OFFENSE:
+            hero = g.active_player.hero
+            roll = Roll(tuple(values))
+            self._act(g.record_offensive_roll, roll)
+            t.recorded = True
+            self._score_offense(roll, hero)
+        elif kind is RollKind.BONUS:
+            effect = self._act(g.record_bonus_roll, Roll(tuple(values)))
+            t.recorded = True
+            self._emit(FlowEventKind.ROLL, f"Bonus roll {Roll(tuple(values)).notation()}: {effect.describe()}",
+                       roll_kind=kind.value, roll=Roll(tuple(values)).notation(), effect=effect.describe())
+            self._advance()
+        elif kind is RollKind.TARGETING:
+            rule = self._act(g.record_targeting_roll, values[0])
+            t.recorded = True
+            self._emit(FlowEventKind.TARGET, f"Targeting die {values[0]}: {rule.value}", die=values[0], rule=rule.value)
+            if g.target is not None:
+                target = g.players[g.target]
+                self._emit(FlowEventKind.TARGET, f"Target: {target.name} ({target.hero.name})", target=target.index)
+                self._advance()
+            else:
+                self._choose_target()
+        else:
+            defender = self._defender()
+            roll = Roll(tuple(values))
+            effect = self._act(g.record_defensive_roll, roll)
+            t.recorded = True
+            symbols = " ".join(roll.symbols(defender.hero))
+            self._emit(FlowEventKind.DEFENSE,
+                       f"{defender.name} defends ({g.defense}): {roll.notation()} ({symbols}) -> {effect.describe()}",
+                       roll=roll.notation(), defense=g.defense, effect=effect.describe())
+            self._resolve_defense(effect.describe())
+
+    def _score_offense(self, roll: Roll, hero: Hero) -> None:
+        """Activations, the odds of the best alternatives with the rolls left, and the dice to keep."""
+        from rules.odds import odds
+
+        g, t = self._game, self._t
+        activations = g.activations()
+        rolls_left = g.roll_attempts_left
+        symbols = " ".join(roll.symbols(hero))
+        options: list[Option] = [
+            Option(OptionKind.ACTIVATE, f"{a.ability}{self._tier(a)}\t{self._amount(a)}", name=a.ability)
+            for a in activations
+        ]
+        aims: list[Option] = []
+        keep: tuple[int, ...] = ()
+        if rolls_left > 0:
+            report = odds(hero, roll, rolls_left)
+            keep = self._indices(roll, report.best.keep) if report.best is not None else ()
+            active = {a.ability for a in activations}
+            ranked = sorted(
+                (a for a in report.abilities if a.ability not in active and a.probability > 0),
+                key=lambda a: -a.probability,
+            )
+            for alternative in ranked[: self._alternatives]:
+                kept = self._indices(roll, alternative.keep)
+                aims.append(Option(OptionKind.AIM, f"{alternative.ability}\t{alternative.probability:.0%}",
+                                   name=alternative.ability, keep=kept, probability=alternative.probability))
+        options += aims
+        options.append(Option(OptionKind.PASS, "No ability"))
+        options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
+        t.step, t.options, t.selected, t.keep = Step.CHOOSE, options, 0, keep
+        best = activations[0] if activations else None
+        t.lines = [f"Best: {best.ability}{self._tier(best)}" if best else "Best: none yet"]
+        attempt = g.offensive_attempts
+        text = f"Roll {attempt}/{OFFENSIVE_ROLL_ATTEMPTS}: {roll.notation()} ({symbols})"
+        text += f"; activates {', '.join(a.ability + self._tier(a) for a in activations)}" if activations else "; activates nothing"
+        if aims:
+            text += f"; with {rolls_left} {'roll' if rolls_left == 1 else 'rolls'} left: " + ", ".join(
+                f"{o.name} {o.probability:.0%}" for o in aims
+            )
+        if keep:
+            text += f"; keep {' '.join(str(roll.faces[i]) for i in keep)}"
+        self._emit(FlowEventKind.ROLL, text, attempt=attempt, roll=roll.notation(), symbols=symbols.split(),
+                   activations=[a.to_json() for a in activations], rolls_left=rolls_left,
+                   odds={o.name: o.probability for o in aims}, keep=[roll.faces[i] for i in keep])
+
+    def _activate(self, name: str | None) -> None:
+        g = self._game
+        activation: Activation | None = self._act(g.select_ability, name)
+        player = g.active_player
+        if activation is None:
+            self._emit(FlowEventKind.ABILITY, f"{player.name} activates no ability", ability=None)
+            self._advance()
+            return
+        self._emit(FlowEventKind.ABILITY,
+                   f"{player.name} activates {activation.ability}{self._tier(activation)}: {activation.effect}",
+                   **activation.to_json())
+        if activation.bonus_dice and g.bonus_roll is None:
+            self._await_roll(RollKind.BONUS)
+            return
+        self._advance()
+
+    def _choose_target(self) -> None:
+        g, t = self._game, self._t
+        leaders = g.leaders() if g.mode is GameMode.KING_OF_THE_HILL else []
+        t.step, t.selected, t.dice, t.keep = Step.TARGET, 0, [], ()
+        t.lines = [f"{g.active_player.name}: choose a target"]
+        t.options = [
+            Option(OptionKind.TARGET, f"{p.name} {g.health(p)} HP{' (leader)' if p in leaders else ''}", index=p.index)
+            for p in g.opponents()
+        ]
+
+    def _resolve_defense(self, defense: str) -> None:
+        g, t = self._game, self._t
+        exchange: Exchange = self._act(g.resolve)
+        t.step = Step.DAMAGE
+        t.lines = [f"Defense: {defense}", self._damage_text(exchange)]
+        t.options = [Option(OptionKind.CONTINUE, "Done: main phase 2")]
+        t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
+        t.selected = 0
+        self._report_exchange(exchange)
+
+    def _report_exchange(self, exchange: Exchange) -> None:
+        g = self._game
+        self._emit(FlowEventKind.DAMAGE, f"{self._damage_text(exchange)}. {self._health_line()}",
+                   ability=exchange.ability, defender=exchange.defender,
+                   damage=None if exchange.damage is None else exchange.damage.total,
+                   collateral=exchange.collateral, counter=exchange.counter,
+                   offense=exchange.offense.describe(), defense=exchange.defense.describe(),
+                   health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
+
+    def _damage_text(self, exchange: Exchange) -> str:
+        g = self._game
+        attacker = g.players[exchange.attacker]
+        parts: list[str] = []
+        if exchange.defender is not None:
+            defender = g.players[exchange.defender]
+            taken = 0 if exchange.damage is None else exchange.damage.total
+            if exchange.defense.negate:
+                taken = 0
+            taken += exchange.collateral
+            parts.append(f"{defender.name} takes {taken} dmg")
+        if exchange.counter:
+            parts.append(f"{attacker.name} takes {exchange.counter} back")
+        if exchange.offense.heal:
+            parts.append(f"{attacker.name} heals {exchange.offense.heal}")
+        if exchange.defense.heal and exchange.defender is not None:
+            parts.append(f"{g.players[exchange.defender].name} heals {exchange.defense.heal}")
+        if exchange.offense.cp:
+            parts.append(f"{attacker.name} {exchange.offense.cp:+d} CP")
+        return f"{exchange.ability}: " + (", ".join(parts) if parts else "no damage")
+
+    # ================================================================================ fixes
+
+    def _start_fix(self, index: int) -> None:
+        t = self._t
+        t.step, t.fixing = Step.CORRECT, index
+        die = t.dice[index]
+        t.fix_value = die.value if die.value is not None else 1
+
+    def _confirm_fix(self) -> None:
+        t = self._t
+        assert t.fixing is not None
+        index, value = t.fixing, t.fix_value
+        was = t.dice[index]
+        fixed = replace(was, value=value, status=DieStatus.OK, face=str(value), confidence=1.0)
+        self._emit(FlowEventKind.CORRECTION,
+                   f"Die {index + 1} set to {self._face_label(value)}" + (f" (read {was.value})" if was.value is not None else f" (was {was.status.value})"),
+                   die=index + 1, was=was.value, status=was.status.value, now=value, roll=t.roll_kind.value)
+        if t.recorded:
+            # The roll is already in the game: take it back and record the corrected one in its place.
+            # BACK after this goes back to before the roll, the same as undoing the roll itself.
+            dice = list(t.dice)
+            dice[index] = fixed
+            self._history.pop()  # entering the fix
+            roll_step = self._history.pop()  # the step that recorded the misread roll
+            for _ in range(roll_step.game_actions):
+                self._game.undo()
+            if self._current is not None:
+                self._current.table = copy.deepcopy(roll_step.table)
+            self._t = roll_step.table
+            self._t.dice, self._t.expected, self._t.recorded = dice, len(dice), False
+            self._record()
+            return
+        t.dice[index] = fixed
+        remaining = [i for i, d in enumerate(t.dice) if not d.ok]
+        if remaining:
+            self._start_fix(remaining[0])
+            return
+        t.fixing = None
+        self._record()
+
+    # ================================================================================ helpers
+
+    def _defender(self) -> Player:
+        defender = self._game.defender
+        assert defender is not None
+        return defender
+
+    def _value(self, index: int) -> int:
+        value = self._t.dice[index].value
+        assert value is not None
+        return value
+
+    def _hero_for_dice(self) -> Hero:
+        g = self._game
+        if self._t.roll_kind is RollKind.DEFENSE and g.defender is not None:
+            return g.defender.hero
+        return g.active_player.hero
+
+    def _face_label(self, value: int) -> str:
+        if self._t.roll_kind is RollKind.TARGETING:
+            return str(value)
+        return f"{value} {self._hero_for_dice().symbol_for(value)}"
+
+    def _cell(self, index: int, die: DieReading, keep: bool) -> DieCell:
+        if self._t.step is Step.CORRECT and index == self._t.fixing:
+            return DieCell(self._code(self._t.fix_value), keep=keep)
+        if not die.ok or die.value is None:
+            return DieCell.unknown()
+        return DieCell(self._code(die.value), keep=keep)
+
+    def _code(self, value: int) -> str:
+        """A die on the display: its number and the first letter of its symbol (``3S``)."""
+        if self._t.roll_kind is RollKind.TARGETING:
+            return str(value)
+        hero = self._hero_for_dice()
+        return f"{value}{_symbol_codes(hero)[hero.symbol_for(value)]}"
+
+    def _reading_label(self, die: DieReading) -> str:
+        return str(die.value) if die.ok else f"[{die.status.value}]"
+
+    @staticmethod
+    def _tier(activation: Activation) -> str:
+        return f" {'I' * activation.tier}" if activation.tiers > 1 else ""
+
+    @staticmethod
+    def _amount(activation: Activation) -> str:
+        return f"{activation.damage} dmg" if activation.damage else ""
+
+    @staticmethod
+    def _indices(roll: Roll, keep: Sequence[Any]) -> tuple[int, ...]:
+        """Die indices holding the kept faces (the odds name faces, the display marks dice)."""
+        used: list[int] = []
+        for face in keep:
+            for i, value in enumerate(roll.faces):
+                if value == face and i not in used:
+                    used.append(i)
+                    break
+        return tuple(sorted(used))
+
+    def _title(self) -> str:
+        g, t = self._game, self._t
+        if t.step is Step.OVER:
+            return "Game over"
+        names = {
+            Phase.UPKEEP: "Upkeep", Phase.INCOME: "Income", Phase.MAIN_1: "Main 1",
+            Phase.OFFENSIVE_ROLL: "Offense", Phase.TARGETING_ROLL: "Target",
+            Phase.DEFENSIVE_ROLL: "Defense", Phase.MAIN_2: "Main 2", Phase.DISCARD: "Discard",
+        }
+        who = self._defender() if g.phase is Phase.DEFENSIVE_ROLL else g.active_player
+        return f"{_short(who.name, 10)}: {names[g.phase]}"
+
+    def _prompt(self) -> str:
+        t = self._t
+        if t.step is Step.OVER:
+            return "Game over"
+        if t.step is Step.ROLL:
+            return "Roll; NEXT: key in"
+        if t.step is Step.REROLL:
+            return "Reroll or NEXT: set"
+        if t.step is Step.CORRECT:
+            return "SEL value  NEXT ok"
+        if t.step is Step.CHOOSE and self._wants_dice():
+            return "Roll again or NEXT"
+        return "SEL choose  NEXT ok"
+
+    # ================================================================================ events
+
+    def _emit(self, kind: FlowEventKind, text: str, **data: Any) -> None:
+        g = self._game
+        data.setdefault("turn", g.turn)
+        data.setdefault("phase", g.phase.value)
+        self._pending.append(FlowEvent(kind, text, data))
+
+    def _flush(self) -> list[FlowEvent]:
+        events, self._pending = self._pending, []
+        for event in events:
+            self._events.append(event)
+            if self._on_event is not None:
+                self._on_event(event)
+        return events

@@ -1,0 +1,415 @@
+"""The table game flow driven the way the tray drives it: settled readings and button presses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from firmware_host.game_flow import GameFlow, OptionKind, Step, ordered_dice
+from firmware_host.transcript import FlowEvent, FlowEventKind, Transcript
+from hardware.buttons import ButtonEvent
+from hardware.lights import TrayStatus
+from hardware.screens import ScreenState, render_screen
+from rules.game import Game, GameMode, Phase
+from vision.types import DieReading, DieStatus, FrameReading
+
+NEXT, SELECT, BACK = ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.BACK
+
+
+def reading(*values: int | None | DieStatus, shuffle: bool = False) -> FrameReading:
+    """Dice left to right as the reader gives them; None or a DieStatus is a die it could not read."""
+    dice = []
+    for i, value in enumerate(values):
+        box = (40 + 60 * i, 100 + (17 * i) % 40, 36, 36)
+        if value is None or isinstance(value, DieStatus):
+            status = value if isinstance(value, DieStatus) else DieStatus.COCKED
+            dice.append(DieReading(None, 0.2, box, status))
+        else:
+            dice.append(DieReading(value, 0.99, box, DieStatus.OK, face=str(value)))
+    if shuffle:
+        dice.reverse()
+    return FrameReading(tuple(dice), ms=5.0)
+
+
+def press(flow: GameFlow, *buttons: ButtonEvent) -> list[FlowEvent]:
+    events: list[FlowEvent] = []
+    for button in buttons:
+        events += flow.on_button(button)
+    return events
+
+
+def select(flow: GameFlow, kind: OptionKind, name: str | None = None, index: int | None = None) -> None:
+    """Presses SELECT until the wanted choice is highlighted (as a player would)."""
+    for _ in range(len(flow.options) + 1):
+        option = flow.selected
+        assert option is not None
+        if option.kind is kind and (name is None or option.name == name) and (index is None or option.index == index):
+            return
+        flow.on_button(SELECT)
+    raise AssertionError(f"no {kind} {name or ''} {index or ''} in {flow.options}")
+
+
+def new_flow(heroes: list[str], names: list[str] | None = None, **kwargs: object) -> tuple[GameFlow, Transcript]:
+    transcript = Transcript()
+    flow = GameFlow(Game.new(heroes, names=names), on_event=transcript, **kwargs)  # type: ignore[arg-type]
+    return flow, transcript
+
+
+def to_offense(flow: GameFlow) -> None:
+    while flow.game.phase is not Phase.OFFENSIVE_ROLL:
+        select(flow, OptionKind.CONTINUE)
+        flow.on_button(NEXT)
+    assert flow.step is Step.ROLL
+
+
+def test_a_whole_1v1_turn_from_main_phase_to_the_next_players_income() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    game = flow.game
+    # The start player skips the first Income Phase: the flow opens on Main Phase (1).
+    assert game.phase is Phase.MAIN_1 and flow.step is Step.PROMPT
+    assert flow.status() is TrayStatus.WAITING_FOR_INPUT
+
+    flow.on_button(NEXT)
+    assert game.phase is Phase.OFFENSIVE_ROLL and flow.expected_dice == 5
+    assert flow.screen().attempt == (1, 3)
+
+    flow.on_reading(reading(1, 2, 4, 5, 6))  # sword sword heart heart strength: nothing yet
+    assert game.offensive_attempts == 1 and flow.step is Step.CHOOSE
+    assert flow.status() is TrayStatus.NO_ABILITY
+    aims = [o for o in flow.options if o.kind is OptionKind.AIM]
+    assert aims and all(0 < (o.probability or 0) <= 1 for o in aims)
+    assert flow.suggested_keep  # the odds advise which dice to keep
+
+    flow.on_reading(reading(1, 1, 2, 5, 6))  # three swords: Smack
+    assert game.offensive_attempts == 2 and flow.status() is TrayStatus.ABILITY_READY
+    flow.on_reading(reading(1, 1, 1, 1, 4))  # four swords: Smack II
+    assert game.offensive_attempts == 3
+    assert flow.screen().attempt == (3, 3)
+    assert flow.on_reading(reading(1, 1, 1, 1, 1)) == []  # no fourth attempt
+    assert game.offensive_roll is not None and game.offensive_roll.notation() == "1 1 1 1 4"
+
+    assert flow.selected is not None and flow.selected.kind is OptionKind.ACTIVATE
+    assert flow.selected.name == "Smack"
+    flow.on_button(NEXT)
+    # 1v1: no Targeting Roll Phase; Smack is defendable, so Moon Elf rolls her 5 defensive dice.
+    assert game.phase is Phase.DEFENSIVE_ROLL and flow.expected_dice == 5
+    assert flow.screen().title.startswith("Bo")
+
+    flow.on_reading(reading(4, 4, 1, 2, 3))  # two feet: Elusive Step prevents half of 6
+    assert flow.step is Step.DAMAGE
+    assert game.health(1) == 47 and game.health(0) == 50
+
+    flow.on_button(NEXT)
+    assert game.phase is Phase.MAIN_2
+    press(flow, NEXT, NEXT)  # Main Phase (2), Discard Phase
+    assert game.active_player.name == "Bo" and game.phase is Phase.INCOME
+    assert game.active_player.cp == 3 and game.active_player.hand == 5
+
+    kinds = [e.kind for e in transcript.events]
+    assert FlowEventKind.DEFENSE in kinds and FlowEventKind.DAMAGE in kinds
+    phases = {e.data.get("phase") for e in transcript.events if e.kind is FlowEventKind.PHASE}
+    assert "targeting roll" not in phases
+    text = transcript.text()
+    assert "Roll 3/3: 1 1 1 1 4 (sword sword sword sword heart)" in text
+    assert "Ana activates Smack II" in text
+    assert "Smack: Bo takes 3 dmg. Ana 50 HP, Bo 47 HP" in text
+    assert "Turn 2: Bo (Moon Elf)" in text
+    assert "Income Phase: Bo gains 1 CP (3 CP) and draws 1 card" in text
+
+
+def test_dice_are_read_left_to_right_whatever_order_the_reader_lists_them() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 2, 3, 4, 6, shuffle=True))
+    assert flow.game.offensive_roll is not None
+    assert flow.game.offensive_roll.notation() == "1 2 3 4 6"
+    assert [d.value for d in ordered_dice(reading(3, 1, shuffle=True))] == [3, 1]
+
+
+def test_an_unreadable_die_asks_for_a_reroll_and_the_reroll_costs_no_attempt() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, None, 5, 6))
+    assert flow.step is Step.REROLL and flow.status() is TrayStatus.REROLL_DIE
+    assert flow.game.offensive_attempts == 0
+    screen = flow.screen()
+    assert [d.unreadable for d in screen.dice] == [False, False, True, False, False]
+    assert "Cannot read die 3 cocked" in transcript.text()
+
+    flow.on_reading(reading(1, 1, 3, 5, 6))  # the cocked die rerolled
+    assert flow.step is Step.CHOOSE and flow.game.offensive_attempts == 1
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 1 3 5 6"
+
+
+def test_an_unreadable_die_can_be_set_from_the_buttons() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, None, 1, DieStatus.OCCLUDED, 6))
+    flow.on_button(NEXT)  # set die 2
+    assert flow.step is Step.CORRECT and flow.fixing == (1, 1)
+    assert flow.screen().die_cursor == 1
+    press(flow, SELECT, NEXT)  # die 2 is a 2
+    assert flow.fixing == (3, 1)  # straight on to the other unread die
+    press(flow, SELECT, SELECT, SELECT, NEXT)  # die 4 is a 4
+    assert flow.step is Step.CHOOSE
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 2 1 4 6"
+    corrections = [e for e in transcript.events if e.kind is FlowEventKind.CORRECTION]
+    assert [(e.data["die"], e.data["now"], e.data["status"]) for e in corrections] == [
+        (2, 2, "cocked"),
+        (4, 4, "occluded"),
+    ]
+
+
+def test_a_misread_die_is_corrected_in_place_without_costing_an_attempt() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 4, 5, 6))
+    flow.on_reading(reading(1, 1, 4, 4, 6))  # attempt 2; the third die really shows a 1
+    assert flow.game.offensive_attempts == 2
+    select(flow, OptionKind.FIX, index=2)
+    flow.on_button(NEXT)
+    assert flow.fixing == (2, 4) and flow.status() is TrayStatus.REROLL_DIE
+    press(flow, SELECT, SELECT, SELECT, NEXT)  # 4 -> 5 -> 6 -> 1
+    assert flow.game.offensive_attempts == 2
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 1 1 4 6"
+    assert flow.selected is not None and flow.selected.name == "Smack"
+    event = [e for e in transcript.events if e.kind is FlowEventKind.CORRECTION][-1]
+    assert event.data["was"] == 4 and event.data["now"] == 1
+    assert "Die 3 set to 1 sword (read 4)" in transcript.text()
+    # BACK after a correction takes the roll back: attempt 1 stands.
+    flow.on_button(BACK)
+    assert flow.game.offensive_attempts == 1
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 1 4 5 6"
+
+
+def test_a_misread_defensive_die_is_corrected_and_the_damage_recomputed() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)  # Smack II, 6 dmg
+    flow.on_reading(reading(4, 1, 1, 2, 3))  # one foot: no prevention
+    assert flow.game.health(1) == 44
+    select(flow, OptionKind.FIX, index=1)
+    press(flow, NEXT, SELECT, SELECT, SELECT, NEXT)  # 1 -> 4: two feet
+    assert flow.step is Step.DAMAGE
+    assert flow.game.health(1) == 47
+
+
+def test_back_undoes_the_last_step_and_nothing_more() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    game = flow.game
+    assert flow.on_button(BACK)[0].text == "BACK: nothing to undo"
+    flow.on_button(NEXT)
+    assert game.phase is Phase.OFFENSIVE_ROLL
+    flow.on_reading(reading(1, 1, 1, 5, 6))
+    flow.on_reading(reading(1, 1, 1, 1, 6))
+    flow.on_button(BACK)  # takes back attempt 2
+    assert game.offensive_attempts == 1 and game.offensive_roll is not None
+    assert game.offensive_roll.notation() == "1 1 1 5 6"
+    assert flow.step is Step.CHOOSE
+    flow.on_button(NEXT)  # activate Smack
+    assert game.phase is Phase.DEFENSIVE_ROLL
+    flow.on_button(BACK)  # take the activation back
+    assert game.phase is Phase.OFFENSIVE_ROLL and game.selected is None and flow.step is Step.CHOOSE
+    flow.on_button(BACK)
+    flow.on_button(BACK)  # and the roll, then the phase change
+    assert game.phase is Phase.MAIN_1 and game.offensive_attempts == 0
+    assert sum(e.kind is FlowEventKind.UNDO for e in transcript.events) == 5  # with the first, empty one
+
+
+def test_select_does_not_count_as_a_step_to_undo() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 5, 6))
+    press(flow, SELECT, SELECT)
+    flow.on_button(BACK)
+    assert flow.game.offensive_attempts == 0 and flow.step is Step.ROLL
+
+
+def test_a_wrong_number_of_dice_asks_to_roll_again_or_key_them_in() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 2, 3))
+    assert flow.step is Step.REROLL and flow.status() is TrayStatus.REROLL_DIE
+    assert flow.game.offensive_attempts == 0
+    assert "Saw 3 dice, need 5" in transcript.text()
+    flow.on_button(NEXT)  # key them in: 2 2 2 2 2
+    for _ in range(5):
+        press(flow, SELECT, NEXT)
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "2 2 2 2 2"
+
+
+def test_with_no_reading_at_all_next_keys_the_roll_in() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_button(NEXT)
+    assert flow.step is Step.CORRECT and flow.fixing == (0, 1)
+    for value in (3, 4, 5, 6, 2):
+        press(flow, *[SELECT] * (value - 1), NEXT)
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "3 4 5 6 2"
+    assert any(o.name == "Mighty Blow" for o in flow.options if o.kind is OptionKind.ACTIVATE)
+
+
+def test_an_ability_with_a_bonus_roll_waits_for_those_dice() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 6, 6))  # three swords, two strength: Overpower
+    select(flow, OptionKind.ACTIVATE, "Overpower")
+    flow.on_button(NEXT)
+    assert flow.step is Step.ROLL and flow.expected_dice == 3
+    flow.on_reading(reading(2, 3, 4))
+    assert flow.game.bonus_roll is not None and flow.game.phase is Phase.DEFENSIVE_ROLL
+    assert "Bonus roll 2 3 4" in transcript.text()
+
+
+def test_no_ability_skips_the_defense_and_deals_nothing() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(4, 4, 5, 2, 6))
+    select(flow, OptionKind.PASS)
+    flow.on_button(NEXT)
+    assert flow.game.phase is Phase.MAIN_2
+    assert flow.game.health(0) == flow.game.health(1) == 50
+
+
+def test_an_undefendable_attack_goes_straight_to_damage() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(6, 6, 6, 6, 1))  # four strength: Crit Bash, undefendable
+    select(flow, OptionKind.ACTIVATE, "Crit Bash")
+    flow.on_button(NEXT)
+    assert flow.game.phase is Phase.MAIN_2
+    assert flow.game.health(1) == 45
+    assert "Crit Bash: Player 2 takes 5 dmg" in transcript.text()
+    assert "Crit Bash" in "\n".join(flow.screen().lines)
+
+
+def test_discard_down_to_six_sells_cards_and_refuses_to_end_the_turn_early() -> None:
+    game = Game.new(["barbarian", "moon-elf"])
+    game.active_player.hand = 8  # cards the table drew from card effects
+    flow = GameFlow(game)
+    while game.phase is not Phase.DISCARD:
+        if flow.step is Step.ROLL:
+            flow.on_reading(reading(4, 4, 5, 2, 6))
+            select(flow, OptionKind.PASS)
+        else:
+            select(flow, OptionKind.CONTINUE)
+        flow.on_button(NEXT)
+    assert "Discard down to 6: sell 2" in flow.screen().lines
+    assert flow.selected is not None and flow.selected.kind is OptionKind.SELL
+    select(flow, OptionKind.CONTINUE)
+    refused = flow.on_button(NEXT)
+    assert "sell down to 6" in refused[0].text and game.phase is Phase.DISCARD
+    assert "sell down to 6" in flow.message
+    press(flow, SELECT, NEXT, NEXT)  # sell two cards (the sell choice stays highlighted)
+    assert game.active_player.hand == 6 and game.active_player.cp == 4
+    select(flow, OptionKind.CONTINUE)
+    flow.on_button(NEXT)
+    assert game.turn == 2
+
+
+def test_king_of_the_hill_chooses_a_target_and_attacking_the_leader_draws_a_card() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf", "monk"], ["Ana", "Bo", "Cy"])
+    game = flow.game
+    assert game.mode is GameMode.KING_OF_THE_HILL and game.health(0) == 35
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    hand = game.active_player.hand
+    flow.on_button(NEXT)
+    assert game.phase is Phase.TARGETING_ROLL and flow.step is Step.TARGET
+    assert [o.index for o in flow.options] == [1, 2]
+    assert flow.selected is not None and "(leader)" in flow.selected.label
+    press(flow, SELECT, NEXT)  # Cy
+    assert game.target == 2 and game.phase is Phase.DEFENSIVE_ROLL
+    assert game.active_player.hand == hand + 1
+    assert "Target: Cy (Monk)" in transcript.text()
+
+
+def test_two_vs_two_rolls_one_die_for_the_target() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf", "monk", "paladin"])
+    game = flow.game
+    assert game.mode is GameMode.TWO_VS_TWO
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    assert game.phase is Phase.TARGETING_ROLL and flow.step is Step.ROLL and flow.expected_dice == 1
+    flow.on_reading(reading(3))  # 3-4: the opponent on the right
+    assert game.target == 3 and game.phase is Phase.DEFENSIVE_ROLL
+    assert "Targeting die 3: right opponent" in transcript.text()
+
+
+def test_two_vs_two_targeting_die_of_six_lets_the_attacker_choose() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf", "monk", "paladin"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    flow.on_reading(reading(6))
+    assert flow.step is Step.TARGET
+    flow.on_button(NEXT)
+    assert flow.game.target == 1
+
+
+def test_the_game_ends_when_a_hero_is_defeated() -> None:
+    game = Game.new(["barbarian", "moon-elf"], names=["Ana", "Bo"])
+    game.set_health(1, 5)
+    flow = GameFlow(game)
+    to_offense(flow)
+    flow.on_reading(reading(6, 6, 6, 6, 6))  # Rage!: ultimate, no defense
+    select(flow, OptionKind.ACTIVATE, "Rage!")
+    events = flow.on_button(NEXT)
+    assert flow.is_over and flow.status() is TrayStatus.OFF
+    assert flow.outcome == "Ana (Barbarian) wins"
+    assert events[-1].kind is FlowEventKind.GAME_OVER
+    assert flow.screen().title == "Game over"
+    assert flow.on_reading(reading(1, 2, 3, 4, 5)) == []
+    flow.on_button(BACK)  # even the last blow can be taken back
+    assert not flow.is_over and flow.game.health(1) == 5
+
+
+def test_a_turn_limit_ends_the_game_with_the_leader_named() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"], turn_limit=1)
+    to_offense(flow)
+    flow.on_reading(reading(6, 6, 6, 6, 1))
+    select(flow, OptionKind.ACTIVATE, "Crit Bash")
+    press(flow, NEXT, NEXT, NEXT)
+    assert flow.is_over
+    assert flow.outcome == "Turn limit: Ana (Barbarian) leads with 50 HP"
+    assert transcript.lines[-1].startswith("Game over after 1 turns")
+
+
+def test_every_screen_of_a_game_renders_and_events_are_json() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf", "monk"])
+    screens: list[ScreenState] = []
+    script = [reading(1, 2, None, 4, 5), reading(1, 2, 3, 4, 5), reading(1, 1, 2, 3, 4, 5)]
+    for _ in range(60):
+        if flow.is_over:
+            break
+        screens.append(flow.screen())
+        if flow.step is Step.ROLL:
+            values = script.pop(0) if script else reading(*([2] * flow.expected_dice))
+            flow.on_reading(values)
+        else:
+            flow.on_button(NEXT)
+    for state in screens:
+        image = render_screen(state)
+        assert image.size == (128, 64) and image.mode == "1"
+    for event in transcript.events:
+        assert json.loads(event.json_line())["kind"] == event.kind.value
+        assert eval(repr(event), {"FlowEvent": FlowEvent, "FlowEventKind": FlowEventKind}) == event
+
+
+def test_rolling_shows_on_the_led_until_the_reading_arrives() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    flow.on_rolling()  # nothing awaited yet: ignored
+    assert flow.status() is TrayStatus.WAITING_FOR_INPUT
+    to_offense(flow)
+    flow.on_rolling()
+    assert flow.status() is TrayStatus.ROLLING
+    flow.on_reading(reading(1, 1, 1, 5, 6))
+    assert flow.status() is TrayStatus.ABILITY_READY
+
+
+def test_a_bad_turn_limit_is_refused() -> None:
+    with pytest.raises(ValueError, match="turn_limit"):
+        GameFlow(Game.new(["barbarian", "moon-elf"]), turn_limit=0)
