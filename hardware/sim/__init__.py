@@ -43,8 +43,15 @@ The pieces:
   DESIGN.md format (``face`` is ``pips``/``numeral``, or the face label for a symbol face, which
   also gets a ``symbol`` key). :func:`write_face_folders` ``(dir, design, style, per_face, seed)``:
   one folder of crops per face label.
-- :class:`~hardware.sim.live.SimulatedTraySource`: the tray as a live camera (tumbling, settling,
-  scripted rolls, a hand, a nudge, a cocked die, a simulated unplug); see its docstring.
+- :class:`SimulatedTraySource` ``(seed, *, n_dice, script, auto_roll, width, height, fps, hold_s,
+  roll_s, tilt_deg, design, style, background, clock, pace)``: the tray as a live camera (also in
+  :mod:`hardware.camera`). Dice are picked up by a hand, thrown in over the near edge, tumble with
+  motion blur and settle. ``script`` is a list of value lists or :class:`ScriptedRoll` (``values``,
+  ``keep``, ``cocked``, ``pickup``); ``roll(values, keep=..., cocked=...)``, ``show_hand(s)``,
+  ``nudge(i)``, ``fail(n)`` (the next n reads raise ``CameraUnavailable``). Truth: ``phase``
+  (:class:`SimPhase` EMPTY/HAND/ROLLING/SETTLED), ``settled_truth``, ``settled_values``,
+  ``rolls_settled``, ``layout``, ``timestamp``, ``frame_index``, ``last``. Time is virtual
+  (frame k at k/fps, no sleeping) unless a ``clock`` is injected.
 """
 
 from hardware.sim.dataset import DatasetWriteError, write_face_folders, write_labelled_folder
@@ -59,6 +66,7 @@ from hardware.sim.faces import (
     InvalidDieDesign,
 )
 from hardware.sim.glyphs import GLYPH_NAMES, UnknownGlyph
+from hardware.sim.live import ScriptedRoll, SimPhase, SimulatedTraySource
 from hardware.sim.render import DieTruth, RenderedTray, render_face, render_tray
 from hardware.sim.scene import (
     Background,
@@ -92,6 +100,9 @@ __all__ = [
     "Lighting",
     "Optics",
     "RenderedTray",
+    "ScriptedRoll",
+    "SimPhase",
+    "SimulatedTraySource",
     "TrayScene",
     "UnknownGlyph",
     "random_scene",
