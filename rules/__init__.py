@@ -51,13 +51,24 @@ Odds (:mod:`rules.odds`)
     requirement; ``exact=True`` gives Fractions.
 
 Game (:mod:`rules.game`)
-    ``Game.new(heroes, mode=GameMode.ONE_VS_ONE, start_player=0, names=None)``; ``game.phase``
-    (``Phase``: UPKEEP, INCOME, MAIN_1, OFFENSIVE_ROLL, TARGETING_ROLL, DEFENSIVE_ROLL, MAIN_2,
-    DISCARD), ``game.active_player``, ``game.players``, ``game.health(player)``,
-    ``game.advance()``, ``game.record_offensive_roll(roll)``, ``game.roll_attempts_left``,
-    ``game.activations()``, ``game.select_ability(name | None)``, ``game.record_bonus_roll(roll)``,
-    ``game.record_targeting_roll(value)``, ``game.choose_target(player)``,
-    ``game.choose_defense(name)``, ``game.record_defensive_roll(roll)``, ``game.resolve()``,
-    ``game.sell_card()``, ``game.play_card(cost)``, ``game.undo()``, ``game.copy()``,
-    ``game.outcome``. Actions the rules forbid raise ``IllegalActionError`` naming the rule.
+    ``Game.new(heroes, mode=None, start_player=0, names=None)`` (2 heroes: 1v1, 3: King of the
+    Hill, 4: 2v2 with teams alternating in turn order). State: ``game.phase`` (``Phase``: UPKEEP,
+    INCOME, MAIN_1, OFFENSIVE_ROLL, TARGETING_ROLL, DEFENSIVE_ROLL, MAIN_2, DISCARD; ``.title``),
+    ``game.turn``, ``game.active_player``, ``game.players`` (``Player``: index, name, hero, team,
+    cp, hand), ``game.health(player)``, ``game.team_health``, ``game.roll_attempts_left``,
+    ``game.offensive_roll``, ``game.selected`` (Activation), ``game.bonus_roll``, ``game.target``,
+    ``game.defender``, ``game.defense``, ``game.defense_roll``, ``game.needs_target``,
+    ``game.defense_allowed``, ``game.exchange`` (``Exchange``: offense/defense ``Effect``,
+    ``damage`` ``DamageTotal``, ``counter``, ``health_after``), ``game.outcome`` (``Outcome``:
+    ``winner`` team or None for a draw), ``game.log`` (transcript lines), ``game.opponents()``,
+    ``game.leaders()``, ``game.activations()``.
+    Actions: ``advance() -> Phase`` (skips what the rules skip; leaving the last roll phase applies
+    the exchange), ``record_offensive_roll(roll)``, ``select_ability(name | None)``,
+    ``record_bonus_roll(roll)``, ``record_targeting_roll(value) -> TargetRule`` (2v2),
+    ``choose_target(player)``, ``choose_defense(name)``, ``record_defensive_roll(roll)``,
+    ``modify_damage(amount)``, ``add_portion(Portion)``, ``resolve() -> Exchange``, ``sell_card()``,
+    ``play_card(cost, instant=False)``, ``set_health(player, health)``. ``undo()`` takes back the
+    last action (``can_undo``); ``copy()`` is an independent copy. A failed action changes nothing.
+    Actions the rules forbid raise ``IllegalActionError`` whose message ends with the rule, e.g.
+    ``(Offensive Roll Phase: up to 3 roll attempts)``.
 """

@@ -105,10 +105,25 @@ EFFECT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Effect))
 
 @dataclass(frozen=True)
 class Condition:
-    """A threshold on the dice: when ``need`` is met, ``effect`` applies once."""
+    """A threshold on the dice: when ``need`` is met (and the dice total is within the bounds
+    given), ``effect`` applies once."""
 
-    need: Requirement
+    need: Requirement | None
     effect: Effect
+    total_at_least: int | None = None
+    total_at_most: int | None = None
+
+    def met_by(self, hero: Hero, roll: Roll) -> bool:
+        if self.need is not None and not self.need.met_by(hero, roll):
+            return False
+        if self.total_at_least is None and self.total_at_most is None:
+            return True
+        if not roll.fully_numbered:
+            return False
+        total = roll.total()
+        if self.total_at_least is not None and total < self.total_at_least:
+            return False
+        return self.total_at_most is None or total <= self.total_at_most
 
 
 @dataclass(frozen=True)
@@ -132,7 +147,7 @@ class DiceEffects:
             if counts[symbol]:
                 total = total + effect
         for condition in self.conditions:
-            if condition.need.met_by(hero, roll):
+            if condition.met_by(hero, roll):
                 total = total + condition.effect
         return total
 

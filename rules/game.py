@@ -39,6 +39,8 @@ STARTING_HAND = 4
 MAX_HAND = 6
 HEAL_ABOVE_START = 10
 OFFENSIVE_ROLL_ATTEMPTS = 3
+UNDO_STEPS = 500
+"""How many actions BACK can take back; older snapshots are dropped to bound memory on the Pi."""
 
 
 class Phase(enum.Enum):
@@ -161,6 +163,7 @@ def _action(method: _F) -> _F:
             self._restore(before)
             raise
         self._history.append(before)
+        del self._history[:-UNDO_STEPS]
         return result
 
     return wrapper  # type: ignore[return-value]

@@ -305,11 +305,14 @@ def hero_from_dict(data: Mapping[str, object], where: str = "<hero>") -> Hero:
         conditions: list[Condition] = []
         for i, item in enumerate(check.list_of_tables(table.get("conditions", []), f"{key}conditions")):
             ckey = f"{key}conditions[{i}]"
-            check.keys(item, {"need", "status", *EFFECT_KEYS}, ckey)
-            if "need" not in item:
-                raise check.fail(f"{ckey}.need", "missing")
-            need = requirement(item["need"], f"{ckey}.need")
-            conditions.append(Condition(need, effect(item, ckey, skip=("need",))))
+            check.keys(item, {"need", "total_at_least", "total_at_most", "status", *EFFECT_KEYS}, ckey)
+            need = requirement(item["need"], f"{ckey}.need") if "need" in item else None
+            low = None if "total_at_least" not in item else check.integer(item["total_at_least"], f"{ckey}.total_at_least", 1, 30)
+            high = None if "total_at_most" not in item else check.integer(item["total_at_most"], f"{ckey}.total_at_most", 1, 30)
+            if need is None and low is None and high is None:
+                raise check.fail(f"{ckey}.need", "missing (or give total_at_least / total_at_most)")
+            amounts = effect(item, ckey, skip=("need", "total_at_least", "total_at_most"))
+            conditions.append(Condition(need, amounts, low, high))
         return DiceEffects(
             per_symbol=per_symbol(table.get("per_symbol", {}), f"{key}per_symbol"),
             on_symbol=per_symbol(table.get("on_symbol", {}), f"{key}on_symbol"),

@@ -115,3 +115,17 @@ def test_defense_dice_count_is_checked():
     barbarian = load_hero("barbarian")
     with pytest.raises(IllegalActionError, match=r"rolls 3 dice, not 2.*\(Defensive Dice\)"):
         resolve_defense(barbarian, barbarian.ability("Thick Skin"), barbarian.roll("4 5"))
+
+
+@pytest.mark.parametrize("bonus, concussion", [("5 5 4", False), ("5 5 5", True)])
+def test_bonus_roll_total_threshold(bonus, concussion):
+    barbarian = load_hero("barbarian")
+    effect = resolve_offense(barbarian, barbarian.ability("Overpower"), barbarian.roll("1 2 3 6 6"), barbarian.roll(bonus))
+    assert ("inflict Concussion" in effect.statuses) is concussion
+
+
+@pytest.mark.parametrize("bonus, combo", [("2 3", True), ("3 3", False)])
+def test_spider_reflexes_low_total_gains_combo(bonus, combo):
+    spidey = load_hero("spider-man")
+    effect = resolve_offense(spidey, spidey.ability("Spider-Reflexes"), spidey.roll("1 4 5 6 2"), spidey.roll(bonus))
+    assert ("gain Combo" in effect.statuses) is combo
