@@ -21,9 +21,9 @@ def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple
 @functools.lru_cache(maxsize=6)
 def background_image(background: Background, width: int, height: int) -> np.ndarray:
     """The tray surface as float32 (H, W, 3) BGR in 0..255, before lighting; cached, read-only."""
-    # Drawn at no more than 320 px high and scaled up: the surface has no detail finer than that
+    # Drawn at no more than 240 px high and scaled up: the surface has no detail finer than that
     # which the sensor noise added later does not already give.
-    work = min(1.0, 320.0 / height)
+    work = min(1.0, 240.0 / height)
     if work < 1.0:
         small = background_image(background, max(2, round(width * work)), max(2, round(height * work)))
         img = np.asarray(cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR))

@@ -118,8 +118,8 @@ def _shade(normal: np.ndarray, light: np.ndarray) -> float:
     return 0.22 + 0.34 * (0.5 + 0.5 * float(normal[2])) + 0.46 * max(0.0, float(normal @ light))
 
 
-def _composite(canvas: np.ndarray, tex: np.ndarray, alpha: np.ndarray, quad: np.ndarray, gain: float) -> None:
-    """Warp ``tex`` onto ``quad`` (4x2 pixel corners) in ``canvas`` (float32), blending by ``alpha``."""
+def _composite(canvas: np.ndarray, tex: np.ndarray, quad: np.ndarray, gain: float) -> None:
+    """Warp ``tex`` (BGRA) onto ``quad`` (4x2 pixel corners) in ``canvas`` (float32), blending by its alpha."""
     h, w = canvas.shape[:2]
     x0 = max(int(math.floor(quad[:, 0].min())) - 1, 0)
     y0 = max(int(math.floor(quad[:, 1].min())) - 1, 0)
@@ -131,12 +131,20 @@ def _composite(canvas: np.ndarray, tex: np.ndarray, alpha: np.ndarray, quad: np.
     src = np.array([[0, 0], [res, 0], [res, res], [0, res]], np.float32)
     dst = (quad - np.array([x0, y0])).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    size = (x1 - x0, y1 - y0)
-    warped = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    a = cv2.warpPerspective(alpha, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    af = a.astype(np.float32)[:, :, None] * (1.0 / 255.0)
+    warped = cv2.warpPerspective(tex, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    wf = warped.astype(np.float32)
+    af = wf[:, :, 3:4] * (1.0 / 255.0)
     roi = canvas[y0:y1, x0:x1]
-    roi += af * (warped.astype(np.float32) * gain - roi)
+    roi += af * (wf[:, :, :3] * gain - roi)
+
+
+@functools.lru_cache(maxsize=512)
+def _face_bgra(design: DieDesign, style: DieStyle, value: int, res: int) -> np.ndarray:
+    """The face texture with its alpha as a fourth channel, so one warp moves both."""
+    tex, alpha = face_texture(design, style, value, res)
+    out = np.dstack([tex, alpha])
+    out.setflags(write=False)
+    return out
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -296,18 +304,21 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
         centre = pose.centre()
         up = top_value(rot)
         top_quad_px: np.ndarray | None = None
+        visible = []
         for value in range(1, 7):
             n = rot @ FACE_NORMALS[value]
             face_c = centre + n * pose.size_mm / 2
-            if float(n @ (cam_pos - face_c)) <= 1e-6:
-                continue
-            quad_px = cam.project(_face_quad(pose, rot, value, centre))
-            edge = float(np.linalg.norm(quad_px[1] - quad_px[0]) + np.linalg.norm(quad_px[3] - quad_px[0])) / 2
-            res = _texture_res(max(edge, 1.0))
-            tex, alpha = face_texture(pose.design, pose.style, value, res)
-            _composite(canvas, tex, alpha, quad_px, _shade(n, light))
-            if value == up:
-                top_quad_px = quad_px
+            if float(n @ (cam_pos - face_c)) > 1e-6:
+                visible.append((value, n))
+        if visible:
+            # One projection for every visible face's corners.
+            quads = cam.project(np.vstack([_face_quad(pose, rot, v, centre) for v, _ in visible])).reshape(-1, 4, 2)
+            for (value, n), quad_px in zip(visible, quads):
+                edge = float(np.hypot(*(quad_px[1] - quad_px[0])) + np.hypot(*(quad_px[3] - quad_px[0]))) / 2
+                tex = _face_bgra(pose.design, pose.style, value, _texture_res(max(edge, 1.0)))
+                _composite(canvas, tex, quad_px, _shade(n, light))
+                if value == up:
+                    top_quad_px = quad_px
         sil = cam.project(pose.vertices())
         die_box = _box(sil, cam)
         if pose.moving:
