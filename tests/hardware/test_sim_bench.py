@@ -1,0 +1,36 @@
+"""Speed of the simulated tray (run with ``sh scripts/bench.sh tests/hardware/test_sim_bench.py``).
+
+Target: a 640x480 frame with 5 dice in well under 20 ms on one core, so the live source keeps up
+with 30 frames per second alongside the reader. The normal test run executes each once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hardware.sim import SimulatedTraySource, random_scene, render_tray
+
+
+def test_bench_render_640x480_five_dice(benchmark) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(1)
+    scene = random_scene(rng, 5, background="wood")
+    render_tray(scene, rng)  # textures and background cached, as in a live source
+    tray = benchmark(render_tray, scene, rng)
+    assert tray.frame.shape == (480, 640, 3) and len(tray.truth) == 5
+
+
+def test_bench_new_random_scene_each_frame(benchmark) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(2)
+
+    def one() -> int:
+        return len(render_tray(random_scene(rng, 5), rng).truth)
+
+    assert benchmark(one) == 5
+
+
+def test_bench_live_source_frame(benchmark) -> None:  # type: ignore[no-untyped-def]
+    src = SimulatedTraySource(3, hold_s=0.5)
+    for _ in range(5):
+        src.read()
+    frame = benchmark(src.read)
+    assert frame.shape == (480, 640, 3)
