@@ -147,6 +147,26 @@ def _face_bgra(design: DieDesign, style: DieStyle, value: int, res: int) -> np.n
     return out
 
 
+def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting) -> None:
+    """A soft specular highlight on a glossy top face, off centre towards the light."""
+    h, w = canvas.shape[:2]
+    x0 = max(int(math.floor(quad[:, 0].min())), 0)
+    y0 = max(int(math.floor(quad[:, 1].min())), 0)
+    x1 = min(int(math.ceil(quad[:, 0].max())) + 1, w)
+    y1 = min(int(math.ceil(quad[:, 1].max())) + 1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return
+    edge = float(np.hypot(*(quad[1] - quad[0])))
+    a = math.radians(lighting.azimuth_deg)
+    centre = quad.mean(axis=0) + np.array([math.cos(a), -math.sin(a)]) * edge * 0.22
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    r2 = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (edge * 0.22) ** 2
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    spot = np.exp(-r2) * mask * (255.0 * lighting.glare)
+    canvas[y0:y1, x0:x1] += spot[:, :, None]
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
@@ -319,6 +339,8 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
                 _composite(canvas, tex, quad_px, _shade(n, light))
                 if value == up:
                     top_quad_px = quad_px
+                    if scene.lighting.glare > 0 and n[2] > 0.9:
+                        _glare(canvas, quad_px, scene.lighting)
         sil = cam.project(pose.vertices())
         die_box = _box(sil, cam)
         if pose.moving:

@@ -231,7 +231,8 @@ BACKGROUND_KINDS = ("plain", "wood", "pattern")
 @dataclass(frozen=True)
 class Lighting:
     """Where the light comes from (azimuth and elevation in degrees), how uneven it is across the
-    frame (``gradient``, ``vignette``), and an overall ``exposure`` gain."""
+    frame (``gradient``, ``vignette``), an overall ``exposure`` gain, and ``glare``: the strength
+    (0..1) of a specular highlight on glossy top faces."""
 
     azimuth_deg: float = 120.0
     elevation_deg: float = 60.0
@@ -296,6 +297,7 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         gradient_dir_deg=float(rng.uniform(0, 360)),
         vignette=float(rng.uniform(0.0, 0.3)),
         exposure=float(rng.uniform(0.85, 1.1)),
+        glare=float(rng.uniform(0.1, 0.3)) if rng.random() < 0.25 else 0.0,  # modest, as a matte tray light gives
     )
 
 

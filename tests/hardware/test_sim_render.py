@@ -326,3 +326,21 @@ def test_face_folders_one_per_label(tmp_path: Path) -> None:
         assert img is not None and img.shape == (96, 96, 3)
     a, b = (cv2.imread(str(p)) for p in written["strength-6"][:2])
     assert not np.array_equal(a, b)  # turned and lit differently
+
+
+def test_glare_brightens_the_top_face_only() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(17)
+    scene = random_scene(rng, 3, tilt_deg=0, styles=[DieStyle.parse("red/white")], optics=Optics(0, 0, None))
+    matte = render_tray(replace(scene, lighting=replace(scene.lighting, glare=0.0)), np.random.default_rng(0))
+    glossy = render_tray(replace(scene, lighting=replace(scene.lighting, glare=0.3)), np.random.default_rng(0))
+    diff = cv2.absdiff(glossy.frame, matte.frame).max(axis=2)
+    for t in matte.truth:
+        x, y, w, h = t.box
+        assert diff[y : y + h, x : x + w].max() > 40  # a bright spot on each top face
+    outside = np.ones_like(diff, bool)
+    for t in matte.truth:
+        x, y, w, h = t.box
+        outside[y : y + h, x : x + w] = False
+    assert diff[outside].max() == 0
