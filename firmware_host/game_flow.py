@@ -149,6 +149,13 @@ def _symbol_codes(hero: Hero) -> dict[str, str]:
     return codes
 
 
+def _who(player: Player) -> str:
+    """A player and their hero ("Ana (Barbarian)"), or just the name when it is the hero's."""
+    if player.name.casefold() == player.hero.name.casefold():
+        return player.name
+    return f"{player.name} ({player.hero.name})"
+
+
 def _short(name: str, width: int = 8) -> str:
     return name if len(name) <= width else name[: width - 1] + "."
 
@@ -164,7 +171,7 @@ class GameFlow:
     :param alternatives: how many abilities still to aim for are shown with their odds.
     """
 
-    UNDO_DEPTH = 200
+    UNDO_DEPTH = 100
     """Steps BACK can take back; older ones are forgotten so an evening's game stays small."""
     EVENT_MEMORY = 2000
     """Events kept in :attr:`events` (every event still goes to ``on_event``)."""
@@ -392,7 +399,8 @@ class GameFlow:
             return
         entry = self._history.pop()
         for _ in range(entry.game_actions):
-            self._game.undo()
+            if self._game.can_undo:
+                self._game.undo()
         undone = self._t.step
         self._t = entry.table
         self._t.message = ""
@@ -452,7 +460,7 @@ class GameFlow:
         elif kind is OptionKind.TARGET:
             assert option.index is not None
             chosen = self._act(self._game.choose_target, option.index)
-            self._emit(FlowEventKind.TARGET, f"Target: {chosen.name} ({chosen.hero.name})", target=chosen.index)
+            self._emit(FlowEventKind.TARGET, f"Target: {_who(chosen)}", target=chosen.index)
             self._advance()
         elif kind is OptionKind.DEFENSE:
             name = self._act(self._game.choose_defense, option.name)
@@ -541,7 +549,7 @@ class GameFlow:
         elif g.phase is Phase.DEFENSIVE_ROLL:
             defender = self._defender()
             if announce:
-                self._emit(FlowEventKind.PHASE, f"Defensive Roll Phase: {defender.name} ({defender.hero.name}) defends",
+                self._emit(FlowEventKind.PHASE, f"Defensive Roll Phase: {_who(defender)} defends",
                            phase=g.phase.value, defender=defender.index)
             if g.defense is None:
                 t.step = Step.DEFENSE
@@ -554,7 +562,7 @@ class GameFlow:
         g = self._game
         player = g.active_player
         table = ", ".join(f"{p.name} {g.health(p)} HP {p.cp} CP" for p in g.players)
-        self._emit(FlowEventKind.TURN, f"Turn {g.turn}: {player.name} ({player.hero.name}) | {table}",
+        self._emit(FlowEventKind.TURN, f"Turn {g.turn}: {_who(player)} | {table}",
                    turn=g.turn, player=player.index, hero=player.hero.id,
                    health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
 
@@ -567,7 +575,7 @@ class GameFlow:
             t.outcome = "A draw: everyone fell together"
         else:
             winners = [p for p in g.players if p.team == outcome.winner]
-            names = " and ".join(f"{p.name} ({p.hero.name})" for p in winners)
+            names = " and ".join(f"{_who(p)}" for p in winners)
             t.outcome = f"{names} {'win' if len(winners) > 1 else 'wins'}"
         t.lines = [t.outcome, self._health_line()]
         self._emit(FlowEventKind.GAME_OVER, f"Game over: {t.outcome}. {self._health_line()}",
@@ -581,7 +589,7 @@ class GameFlow:
         if len(leaders) == len(g.players):
             t.outcome = f"Turn limit: all level at {top} HP"
         else:
-            names = " and ".join(f"{p.name} ({p.hero.name})" for p in leaders)
+            names = " and ".join(f"{_who(p)}" for p in leaders)
             t.outcome = f"Turn limit: {names} {'lead' if len(leaders) > 1 else 'leads'} with {top} HP"
         t.lines = [t.outcome, self._health_line()]
         self._emit(FlowEventKind.GAME_OVER, f"Game over after {self._turn_limit} turns. {t.outcome}. {self._health_line()}",
@@ -692,7 +700,7 @@ class GameFlow:
             self._emit(FlowEventKind.TARGET, f"Targeting die {values[0]}: {rule.value}", die=values[0], rule=rule.value)
             if g.target is not None:
                 target = g.players[g.target]
-                self._emit(FlowEventKind.TARGET, f"Target: {target.name} ({target.hero.name})", target=target.index)
+                self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
                 self._advance()
             else:
                 self._choose_target()
@@ -832,8 +840,14 @@ class GameFlow:
         index, value = t.fixing, t.fix_value
         was = t.dice[index]
         fixed = replace(was, value=value, status=DieStatus.OK, face=str(value), confidence=1.0)
+        if was.box[2] == 0:
+            how = "keyed in"  # no die was read there: the whole roll is keyed in by hand
+        elif was.value is not None:
+            how = f"read {was.value}"
+        else:
+            how = f"was {was.status.value}"
         self._emit(FlowEventKind.CORRECTION,
-                   f"Die {index + 1} set to {self._face_label(value)}" + (f" (read {was.value})" if was.value is not None else f" (was {was.status.value})"),
+                   f"Die {index + 1} set to {self._face_label(value)} ({how})",
                    die=index + 1, was=was.value, status=was.status.value, now=value, roll=t.roll_kind.value)
         if t.recorded:
             # The roll is already in the game: take it back and record the corrected one in its place.
