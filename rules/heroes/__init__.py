@@ -147,11 +147,30 @@ def load_hero(id_or_name: str | Path, search: Sequence[Path] = ()) -> Hero:
         if not path.is_file():
             raise UnknownHeroError(f"no hero file {text!r}")
         return load_hero_file(path)
-    for hero in all_heroes(search):
+    folders = (*search, HEROES_DIRECTORY)
+    # The file named by the id first: a broken custom file elsewhere must not block this hero.
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    for folder in folders:
+        path = Path(folder) / f"{slug}.toml"
+        if slug and path.is_file():
+            return load_hero_file(path)
+    found: dict[str, Hero] = {}
+    broken: list[str] = []
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.toml")):
+            try:
+                hero = load_hero_file(path)
+            except HeroDataError as error:
+                broken.append(str(error))
+                continue
+            found.setdefault(hero.id, hero)
+    for hero in sorted(found.values(), key=lambda h: h.id):
         if hero.matches(text):
             return hero
-    known = ", ".join(hero.id for hero in all_heroes(search))
-    raise UnknownHeroError(f"no hero {text!r} (known: {known})")
+    message = f"no hero {text!r} (known: {', '.join(sorted(found))})"
+    if broken:
+        message += f"; not loaded: {'; '.join(broken)}"
+    raise UnknownHeroError(message)
 
 
 def all_heroes(search: Sequence[Path] = ()) -> list[Hero]:

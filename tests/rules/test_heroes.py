@@ -154,3 +154,10 @@ def test_the_example_in_docs_heroes_md_loads():
     hero = hero_from_dict(tomllib.loads(example), "docs/heroes.md")
     assert hero.id == "barbarian" and hero.ability("slap").tiers[2].effect.damage == 8
     assert hero.symbol_for("pow") == "strength"
+
+
+def test_a_broken_custom_file_does_not_block_other_heroes(tmp_path):
+    (tmp_path / "broken.toml").write_text('id = "broken"\nname = "Broken"\nfaces = ["a"]\nabilities = []\n')
+    assert load_hero("Moon Elf", search=[tmp_path]).id == "moon-elf"
+    with pytest.raises(UnknownHeroError, match=r"no hero 'nobody'.*not loaded: .*broken\.toml: faces"):
+        load_hero("nobody", search=[tmp_path])
