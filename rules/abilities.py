@@ -100,5 +100,23 @@ class Ability:
             e.damage > 0 for _, e in self.dice_effects.per_symbol + self.dice_effects.on_symbol
         )
 
+    @property
+    def targets_opponent(self) -> bool:
+        """True when resolving it touches an opponent: damage (collateral too), an inflicted status,
+        or an opponent's CP. Only such abilities need a target in games of more than two."""
+        effects = [t.effect for t in self.tiers] + [e for _, e in self.dice_effects.per_symbol + self.dice_effects.on_symbol]
+        effects += [c.effect for c in self.dice_effects.conditions]
+        if self.bonus_roll is not None:
+            bonus = self.bonus_roll.effects
+            effects += [e for _, e in bonus.per_symbol + bonus.on_symbol] + [c.effect for c in bonus.conditions]
+            if self.bonus_roll.deals_damage:
+                return True
+        if self.deals_damage or self.damage_type is not None:
+            return True
+        return any(
+            e.damage or e.collateral or e.opponent_cp or any(s.startswith(("inflict", "opponent")) for s in e.statuses)
+            for e in effects
+        )
+
     def __repr__(self) -> str:
         return f"<Ability {self.name!r} {self.kind.value} {self.requirement_text!r}>"

@@ -290,8 +290,11 @@ class Game:
 
     @property
     def needs_target(self) -> bool:
-        """A chosen ability with more than two players needs a target before the phase can end."""
-        return self.selected is not None and self.target is None
+        """A chosen ability that touches an opponent needs a target before the roll phase can end
+        (in 1v1 the one opponent is the target)."""
+        if self.selected is None or self.target is not None:
+            return False
+        return self.active_player.hero.ability(self.selected.ability).targets_opponent
 
     @property
     def defense_allowed(self) -> bool:
@@ -356,7 +359,7 @@ class Game:
     def _leave_offense(self) -> None:
         if self.selected is not None:
             self._check_bonus_rolled()
-        if self.selected is None:
+        if self.selected is None or not self.needs_target and self.target is None:
             self._finish_roll_phase()
         elif self.mode is GameMode.ONE_VS_ONE:
             self._after_targeting()

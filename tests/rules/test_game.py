@@ -290,3 +290,20 @@ def test_defender_with_two_defenses_chooses_before_rolling():
 def test_game_needs_the_right_number_of_players():
     with pytest.raises(IllegalActionError, match="5 players"):
         Game.new(["barbarian"] * 5)
+
+
+def test_king_of_the_hill_self_only_ability_needs_no_target():
+    game = to_phase(Game.new(["barbarian", "moon-elf", "paladin"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("4 4 5 1 1")
+    game.select_ability("Fortitude")
+    assert not game.needs_target
+    assert game.advance() is Phase.MAIN_2
+    assert game.health(0) == 39
+
+
+def test_king_of_the_hill_no_damage_but_inflicts_still_targets():
+    game = to_phase(Game.new(["treant", "moon-elf", "paladin"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("4 5 6 6 1")
+    game.select_ability("Tend")  # inflicts Barbed Vine
+    assert game.needs_target
+    assert game.advance() is Phase.TARGETING_ROLL
