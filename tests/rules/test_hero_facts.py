@@ -62,3 +62,15 @@ def test_every_fact_ability_is_shipped():
             except LookupError:
                 missing.append((entry["hero"], fact["name"]))
     assert missing == []
+
+
+def test_every_conflict_in_the_facts_is_recorded_with_both_values():
+    unrecorded = []
+    for entry in facts():
+        hero = hero_for(entry)
+        for fact in entry["abilities"]:
+            if "conflict" in fact:
+                ability = hero.ability(fact["name"])
+                if not (ability.conflicts or hero.conflicts):
+                    unrecorded.append((entry["hero"], fact["name"]))
+    assert unrecorded == []
