@@ -392,6 +392,9 @@ def hero_from_dict(data: Mapping[str, object], where: str = "<hero>") -> Hero:
             if ("requirement" in table) == ("tiers" in table):
                 raise check.fail(f"{label}.requirement", "give either 'requirement' or 'tiers'")
             if "tiers" in table:
+                for amount_key in (*EFFECT_KEYS, "status"):
+                    if amount_key in table:
+                        raise check.fail(f"{label}.{amount_key}", "with tiers, give amounts in each tier")
                 for t, tier_table in enumerate(check.list_of_tables(table["tiers"], f"{label}.tiers")):
                     tkey = f"{label}.tiers[{t}]"
                     check.keys(tier_table, _TIER_KEYS, tkey)

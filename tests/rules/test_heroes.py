@@ -132,6 +132,7 @@ def test_bad_toml_names_the_file(tmp_path):
         (lambda d: d["abilities"][0]["tiers"][1].update(requirement="4 swords"), r"abilities\[0\] \(Smack\)\.tiers\[1\]\.requirement"),
         (lambda d: d["abilities"][1].update(aliases=["Smack"]), r"abilities\[1\] \(Sturdy Blow\)\.name"),
         (lambda d: d.pop("abilities"), "abilities"),
+        (lambda d: d["abilities"][0].update(damage=4), r"abilities\[0\] \(Smack\)\.damage: with tiers"),
     ],
 )
 def test_validation_names_the_key(change, key):
