@@ -122,9 +122,10 @@ class Requirement:
 
     def match_faces(self, hero: Hero, faces: Sequence[Face]) -> tuple[int, ...] | None:
         if self.kind is RequirementKind.SYMBOLS:
+            shown = [hero.symbol_for(face) for face in faces]
             used: list[int] = []
             for symbol, n in self.need:
-                found = [i for i, face in enumerate(faces) if hero.symbol_for(face) == symbol]
+                found = [i for i, s in enumerate(shown) if s == symbol]
                 if len(found) < n:
                     return None
                 used.extend(found[:n])

@@ -74,6 +74,8 @@ class Hero:
 
         :raises InvalidRollError: for a number outside 1-6 or a symbol this hero's dice do not have.
         """
+        if type(face) is int and 1 <= face <= 6:
+            return self.faces[face - 1]
         if isinstance(face, str):
             return self.canonical_symbol(face)
         if isinstance(face, bool) or face not in FACES:
