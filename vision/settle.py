@@ -13,8 +13,11 @@ Frigate's motion detector:
 * one ``settled`` event per settle: after an event, the scene is remembered, and the next settle fires
   only when the still scene differs from it (a nudged or re-rolled die), not when a hand passes over
   and leaves everything where it was;
-* a **hand** in the tray (very large motion, or a skin-coloured blob touching the frame edge that is
-  not part of the remembered scene) keeps the state ``ROLLING``: nothing is read while it is there;
+* a **hand** in the tray (very large motion, or a skin-coloured blob touching the frame edge where
+  the empty tray shows something else) keeps the state ``ROLLING``: nothing is read while it is there.
+  A "hand" that covers most of the frame is a change of light, not a hand; one that stays perfectly
+  still for ``hand_timeout_s`` (3 s) is taken for part of the tray, since real hands tremble: so
+  a wooden tray under new light can never hold the reader off for good;
 * **empty**: a still scene that matches the empty-tray reference (given, or remembered with
   :meth:`SettleDetector.mark_empty` after a reading found no dice) is ``EMPTY`` and fires no event.
 
@@ -83,6 +86,7 @@ class SettleDetector:
     :param min_changed: share of analysed pixels that must change to count as motion or as a different
         scene; small enough that one die nudged by a few millimetres counts.
     :param hand_fraction: motion above this share of the frame is taken for a hand or an arm.
+    :param hand_timeout_s: a still "hand" older than this is taken for part of the tray.
     :param empty_reference: a BGR frame of the empty tray, if one is known (from tray calibration).
     """
 
@@ -95,6 +99,7 @@ class SettleDetector:
         threshold: int = 18,
         min_changed: float = 0.0005,
         hand_fraction: float = 0.25,
+        hand_timeout_s: float = 3.0,
         empty_reference: npt.NDArray[np.uint8] | None = None,
     ) -> None:
         if stillness_s <= 0:
@@ -107,6 +112,8 @@ class SettleDetector:
             raise ValueError(f"threshold must be 1..254, not {threshold!r}")
         if not 0 < min_changed < 1:
             raise ValueError(f"min_changed must be a share between 0 and 1, not {min_changed!r}")
+        if hand_timeout_s <= 0:
+            raise ValueError(f"hand_timeout_s must be positive, not {hand_timeout_s!r}")
         if not 0 < hand_fraction <= 1:
             raise ValueError(f"hand_fraction must be a share between 0 and 1, not {hand_fraction!r}")
         self.stillness_s = float(stillness_s)
@@ -115,6 +122,7 @@ class SettleDetector:
         self.threshold = int(threshold)
         self.min_changed = float(min_changed)
         self.hand_fraction = float(hand_fraction)
+        self.hand_timeout_s = float(hand_timeout_s)
         self._empty: GreyImage | None = None
         self._empty_source: npt.NDArray[np.uint8] | None = empty_reference
         self.reset()
@@ -123,7 +131,8 @@ class SettleDetector:
         return (
             f"SettleDetector(stillness_s={self.stillness_s!r}, min_still_frames={self.min_still_frames!r}, "
             f"analysis_width={self.analysis_width!r}, threshold={self.threshold!r}, "
-            f"min_changed={self.min_changed!r}, hand_fraction={self.hand_fraction!r})"
+            f"min_changed={self.min_changed!r}, hand_fraction={self.hand_fraction!r}, "
+            f"hand_timeout_s={self.hand_timeout_s!r})"
         )
 
     @property
@@ -141,6 +150,7 @@ class SettleDetector:
         self._armed = True
         self._state = SettleState.ROLLING
         self._size: tuple[int, int] | None = None
+        self._hand_since: float | None = None
 
     def request_read(self) -> None:
         """Fire a settle on the next still frame even if the scene has not changed (a re-read)."""
@@ -181,7 +191,11 @@ class SettleDetector:
         self._previous = grey
 
         moving = motion >= self.min_changed or drift >= self.min_changed
-        hand = not first and (motion >= self.hand_fraction or self._hand_in_view(grey, colour))
+        if first or moving:
+            hand = not first and motion >= self.hand_fraction
+            self._hand_since = None
+        else:
+            hand = self._still_hand(grey, colour, now)
         if moving or hand:
             self._last_motion_at = now
             self._anchor = grey
@@ -192,7 +206,8 @@ class SettleDetector:
 
         self._still_frames += 1
         still_for = max(0.0, now - self._last_motion_at)
-        if still_for < self.stillness_s or self._still_frames < self.min_still_frames:
+        # The small allowance keeps frame times like 33/30 - 24/30 (0.29999...) from missing 0.3 s.
+        if still_for + 1e-6 < self.stillness_s or self._still_frames < self.min_still_frames:
             if self._armed:
                 self._state = SettleState.ROLLING
             return SettleUpdate(self._state, False, motion, False, still_for)
@@ -240,14 +255,22 @@ class SettleDetector:
         difference = cv2.absdiff(a, b)
         return float(np.count_nonzero(difference > self.threshold)) / float(difference.size)
 
-    def _hand_in_view(self, grey: GreyImage, colour: npt.NDArray[np.uint8]) -> bool:
-        """A skin-coloured blob touching the frame edge that is not part of a known scene.
+    def _still_hand(self, grey: GreyImage, colour: npt.NDArray[np.uint8], now: float) -> bool:
+        if not self._hand_in_view(grey, colour):
+            self._hand_since = None
+            return False
+        if self._hand_since is None:
+            self._hand_since = now
+        return now - self._hand_since < self.hand_timeout_s
 
-        Only pixels that differ from the empty tray (or, failing that, the last settled scene) count,
-        so a wooden tray rim or a red die lying still never looks like a hand. With no reference yet
-        there is nothing to tell a hand from the tray, and only motion can keep the state rolling.
+    def _hand_in_view(self, grey: GreyImage, colour: npt.NDArray[np.uint8]) -> bool:
+        """A skin-coloured blob touching the frame edge where the empty tray shows something else.
+
+        Only pixels that differ from the empty tray count, so a wooden tray, or tray uncovered where
+        dice lay before, never looks like a hand. Without an empty-tray reference (given, or learnt
+        with :meth:`mark_empty`) only motion can tell a hand.
         """
-        reference = self._empty if self._empty is not None else self._settled_scene
+        reference = self._empty
         if reference is None:
             return False
         ycrcb = cv2.cvtColor(colour, cv2.COLOR_BGR2YCrCb)
@@ -259,9 +282,10 @@ class SettleDetector:
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         height, width = mask.shape
         min_area = 0.02 * mask.size  # larger than any die seen from above
+        max_area = 0.6 * mask.size  # most of the frame changed colour: the light, not a hand
         for label in range(1, count):
             x, y, w, h, area = (int(v) for v in stats[label])
             touches_edge = x == 0 or y == 0 or x + w >= width or y + h >= height
-            if touches_edge and area >= min_area:
+            if touches_edge and min_area <= area <= max_area:
                 return True
         return False

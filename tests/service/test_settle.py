@@ -3,6 +3,8 @@ sensor noise. Real OpenCV throughout."""
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 import pytest
@@ -15,7 +17,12 @@ H, W = 480, 640
 
 
 def tray(seed: int = 1) -> np.ndarray:
-    """A felt-green tray with a fixed texture and a darker rim."""
+    """A felt-green tray with a fixed texture and a darker rim (a fresh copy each call)."""
+    return _tray(seed).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _tray(seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     frame = np.empty((H, W, 3), np.uint8)
     frame[:] = (60, 110, 40)
@@ -53,7 +60,7 @@ def scene(dice: list[tuple[int, int, int]], seed: int = 1, hand_at: int | None =
 
 
 def noisy(frame: np.ndarray, rng: np.random.Generator, sigma: float = 3.0) -> np.ndarray:
-    noise = rng.normal(0, sigma, frame.shape)
+    noise = rng.normal(0, sigma, frame.shape).astype(np.float32)
     return np.clip(frame.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
@@ -131,7 +138,7 @@ def test_a_hand_passing_over_unchanged_dice_reads_nothing() -> None:
 
 
 def test_a_hand_held_still_in_the_tray_is_never_read() -> None:
-    detector = SettleDetector()
+    detector = SettleDetector(empty_reference=tray())
     clock = Clock()
     feed(detector, rolling_frames(FINAL) + still(scene(FINAL), 15), clock)
     holding = scene([(200, 200, 3), (300, 240, 5)], hand_at=420)  # the hand took the third die
@@ -229,3 +236,25 @@ def test_bad_settings_are_refused_naming_the_value(kwargs: dict[str, float]) -> 
     (name, value), = kwargs.items()
     with pytest.raises(ValueError, match=f"{name} .*{value!r}"):
         SettleDetector(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_hand_that_never_moves_is_taken_for_the_tray_after_the_timeout() -> None:
+    # Real hands tremble; a "hand" perfectly still for 3 s is a skin-coloured thing lying there.
+    detector = SettleDetector(empty_reference=tray(), hand_timeout_s=1.0)
+    clock = Clock()
+    feed(detector, rolling_frames(FINAL) + still(scene(FINAL), 15), clock)
+    updates = feed(detector, still(scene(FINAL, hand_at=420), 60), clock)
+    fired = [i for i, u in enumerate(updates) if u.settled]
+    # 1 s of "hand" (30 frames), then the 0.3 s stillness window.
+    assert len(fired) == 1 and 38 <= fired[0] <= 41
+
+
+def test_new_light_on_a_skin_coloured_tray_is_not_a_hand() -> None:
+    wood = np.full((H, W, 3), (120, 160, 210), np.uint8)  # a light wood, in the skin-colour box
+    brighter = cv2.convertScaleAbs(wood, alpha=1.2)
+    detector = SettleDetector(empty_reference=wood)
+    clock = Clock()
+    feed(detector, still(wood, 15), clock)
+    updates = feed(detector, still(brighter, 15), clock)
+    assert not any(u.hand for u in updates[1:])
+    assert [u.settled for u in updates].count(True) == 1

@@ -1,0 +1,582 @@
+"""The tray service: the loop behind ``dicetray run``.
+
+One frame at a time::
+
+    FrameSource.read() -> SettleDetector.update()            every frame (about 1 ms at 640x480)
+                       -> DiceReader.read()                  only on the frame that decides "settled"
+                       -> GameFlow.on_reading()              the game moves on
+                       -> RollLog, StatusLight, Display      what changed is logged and shown
+    TrayButtons -> GameFlow.on_button()                      between frames
+
+Faults never stop the loop: a corrupt frame is skipped with a warning; a camera that stops delivering
+frames shows CAMERA LOST (LED and display) and is reopened with a growing backoff, the game waiting
+where it was; a roll log that cannot be written keeps its rows in memory and retries. systemd hears
+``READY=1`` once running, ``WATCHDOG=1`` from the loop itself (so a hung camera read trips the
+watchdog), ``STATUS=`` on changes and ``STOPPING=1`` at the end. SIGTERM and SIGINT take the one
+shutdown path, :meth:`TrayService.close`: LEDs off, display showing OFFLINE, camera released, roll log
+flushed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from firmware_host.config import Config
+from firmware_host.errors import RollLogError
+from firmware_host.rolllog import RollLog
+from firmware_host.sdnotify import Notifier, watchdog_interval
+from hardware.camera import ReplayFinished, open_camera
+from hardware.errors import CameraUnavailable, HardwareError
+from hardware.lights import TrayStatus
+from hardware.screens import ScreenState, render_screen
+from vision.errors import VisionError
+from vision.settle import SettleDetector, SettleState
+from vision.types import FrameReading
+
+__all__ = ["ServiceStats", "TrayService", "RECONNECT_DELAYS"]
+
+log = logging.getLogger(__name__)
+
+# Seconds to wait before each attempt to reopen a lost camera; the last repeats.
+RECONNECT_DELAYS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+# Seconds between retries of a roll log that could not be written, when no new row comes.
+FLUSH_RETRY_S = 5.0
+
+# Flow events whose outcome is part of the game's record; corrections have their own table.
+SCORED_EVENTS = frozenset({"roll", "ability", "target", "defense", "damage", "undo", "game_over"})
+
+
+class FrameSource(Protocol):
+    def read(self) -> npt.NDArray[np.uint8]: ...
+
+    def close(self) -> None: ...
+
+
+class Reader(Protocol):
+    def read(self, frame: npt.NDArray[np.uint8]) -> FrameReading: ...
+
+
+class Flow(Protocol):
+    """What the service needs of :class:`firmware_host.game_flow.GameFlow`."""
+
+    def on_reading(self, reading: FrameReading) -> Sequence[Any]: ...
+
+    def on_button(self, event: Any) -> Sequence[Any]: ...
+
+    def on_rolling(self) -> None: ...
+
+    def screen(self) -> ScreenState: ...
+
+    def status(self) -> TrayStatus: ...
+
+
+class Light(Protocol):
+    def show(self, status: TrayStatus) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Screen(Protocol):
+    def show(self, image: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class ServiceStats:
+    """Counters of one run, for logs, tests and benchmarks."""
+
+    frames: int = 0
+    settles: int = 0
+    readings: int = 0
+    empty_readings: int = 0
+    corrupt_frames: int = 0
+    camera_losses: int = 0
+    reconnects: int = 0
+    buttons: int = 0
+    screens_shown: int = 0
+    roll_log_failures: int = 0
+    processing_s: float = 0.0
+    """Total wall time spent processing frames (reading excluded from nothing)."""
+    latencies_s: list[float] = field(default_factory=list)
+    """Per settle: from the frame that decided it arriving to the display showing the result."""
+
+
+class TrayService:
+    """Runs the tray: see the module docstring.
+
+    :param open_source: opens the frame source; called at start and again after the camera is lost.
+    :param reader: reads the dice in a settled frame (:class:`vision.reader.DiceReader`).
+    :param flow: the game (:class:`firmware_host.game_flow.GameFlow`).
+    :param display: where screens go (:mod:`hardware.display`).
+    :param light: the status LED (:class:`hardware.lights.StatusLight`), or None.
+    :param buttons: the tray buttons (:class:`hardware.buttons.TrayButtons`): ``drain()`` gives the
+        presses waiting.
+    :param roll_log: where readings, scores and corrections go.
+    :param detector: the settle detector (default: :class:`vision.settle.SettleDetector` with 0.3 s).
+    :param notifier: systemd notifications (default: from ``$NOTIFY_SOCKET``; a no-op elsewhere).
+    :param clock: seconds, monotonic: for reconnect backoff, pacing and the watchdog, and the time
+        of frames from sources that keep no timestamp of their own.
+    :param sleep: how the service waits (between reconnect attempts, and when pacing frames); tests
+        pass one that advances their ``clock`` instead of sleeping.
+    :param fps: when set, the loop paces itself to this frame rate (for sources that do not block,
+        such as the simulated tray); None reads as fast as the source delivers.
+    :param closers: extra devices to close on shutdown (the tray light, the buttons).
+    """
+
+    def __init__(
+        self,
+        *,
+        open_source: Callable[[], FrameSource],
+        reader: Reader,
+        flow: Flow,
+        display: Screen,
+        roll_log: RollLog,
+        light: Light | None = None,
+        buttons: Any = None,
+        detector: SettleDetector | None = None,
+        notifier: Notifier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        fps: float | None = None,
+        closers: Iterable[Any] = (),
+    ) -> None:
+        self._open_source = open_source
+        self.reader = reader
+        self.flow = flow
+        self.display = display
+        self.light = light
+        self.buttons = buttons
+        self.roll_log = roll_log
+        self.detector = detector if detector is not None else SettleDetector()
+        self.notifier = notifier if notifier is not None else Notifier()
+        self._clock = clock
+        self._sleep = sleep
+        self._frame_period = 1.0 / fps if fps else None
+        self._closers = list(closers)
+        self.stats = ServiceStats()
+
+        self._source: FrameSource | None = None
+        self._camera_error: str | None = None
+        self._reconnect_attempt = 0
+        self._next_reconnect_at = 0.0
+        self._stop = threading.Event()
+        self._closed = False
+        self._started = False
+        self._shown_screen: ScreenState | None = None
+        self._shown_status: TrayStatus | None = None
+        self._last_state = SettleState.ROLLING
+        self._last_reading_id: str | None = None
+        self._roll_log_down = False
+        self._watchdog_every = watchdog_interval()
+        self._last_watchdog = float("-inf")
+        self._last_flush_try = float("-inf")
+        self._next_frame_at: float | None = None
+        self._corrupt_warned_at = float("-inf")
+
+    def __repr__(self) -> str:
+        return f"<TrayService source={self._source!r} frames={self.stats.frames} closed={self._closed}>"
+
+    # -- running ----------------------------------------------------------------------------------
+
+    @property
+    def camera_lost(self) -> bool:
+        return self._camera_error is not None
+
+    def start(self) -> None:
+        """Opens the camera (a camera missing at start is handled like one lost later), shows the
+        first screen and tells systemd the service is ready."""
+        if self._started:
+            return
+        self._started = True
+        self._try_open(first=True)
+        self._refresh()
+        self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
+        log.info("tray service running")
+
+    def stop(self) -> None:
+        """Asks the loop to finish after the current frame (thread- and signal-safe)."""
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def run(self, *, max_frames: int | None = None, max_seconds: float | None = None) -> int:
+        """Runs until stopped (SIGTERM, SIGINT, :meth:`stop`) or a limit is reached, then closes.
+
+        Returns the exit status (0).
+        """
+        restore = self._install_signal_handlers()
+        started_at = time.monotonic()
+        try:
+            self.start()
+            while not self._stop.is_set():
+                if max_frames is not None and self.stats.frames >= max_frames:
+                    break
+                if max_seconds is not None and time.monotonic() - started_at >= max_seconds:
+                    break
+                self.step()
+        finally:
+            try:
+                self.close()
+            finally:
+                restore()
+        return 0
+
+    def step(self) -> None:
+        """One turn of the loop: buttons, then one frame (or a camera reconnect attempt)."""
+        self._handle_buttons()
+        if self._source is None:
+            self._reconnect()
+            return
+        self._pace()
+        try:
+            frame = self._source.read()
+        except ReplayFinished as error:
+            log.info("%s: stopping", error)
+            self.stop()
+            return
+        except CameraUnavailable as error:
+            self._lose_camera(str(error))
+            return
+        except (HardwareError, VisionError) as error:
+            # A frame the source itself could not decode: skip it, the next one may be fine.
+            self._corrupt(str(error))
+            return
+        arrived = time.perf_counter()
+        now = self._frame_time()
+        try:
+            update = self.detector.update(frame, now)
+        except VisionError as error:
+            self._corrupt(str(error))
+            return
+        self.stats.frames += 1
+        if update.state is SettleState.ROLLING and self._last_state is not SettleState.ROLLING:
+            self.flow.on_rolling()
+        self._last_state = update.state
+        if update.settled:
+            self.stats.settles += 1
+            self._read(frame)
+        self._refresh()
+        done = time.perf_counter()
+        self.stats.processing_s += done - arrived
+        if update.settled:
+            self.stats.latencies_s.append(done - arrived)
+        self._watchdog(now)
+
+    def close(self) -> None:
+        """The one shutdown path: STOPPING=1, LEDs off, OFFLINE on the display, camera released,
+        roll log flushed and closed. Safe to call twice; each part is closed even if another fails."""
+        if self._closed:
+            return
+        self._closed = True
+        self.notifier.stopping()
+        log.info(
+            "tray service stopping after %d frames, %d readings", self.stats.frames, self.stats.readings
+        )
+        parts: list[tuple[str, Callable[[], None]]] = []
+        if self.light is not None:
+            parts.append(("status LED", self.light.close))
+        parts.extend((repr(device), device.close) for device in self._closers)
+        if self.buttons is not None and hasattr(self.buttons, "close"):
+            parts.append(("buttons", self.buttons.close))
+        parts.append(("display", self.display.close))
+        if self._source is not None:
+            parts.append(("camera", self._source.close))
+        parts.append(("roll log", self.roll_log.close))
+        for name, close in parts:
+            try:
+                close()
+            except Exception as error:  # noqa: BLE001 - shutdown must reach every part
+                log.error("closing the %s failed: %s", name, error)
+        self._source = None
+        self.notifier.close()
+
+    # -- the steps --------------------------------------------------------------------------------
+
+    def _read(self, frame: npt.NDArray[np.uint8]) -> None:
+        try:
+            reading = self.reader.read(frame)
+        except VisionError as error:
+            self._corrupt(str(error))
+            return
+        if not reading.dice:
+            # Nothing in the tray: remember it as the empty tray, so it is not read again.
+            self.stats.empty_readings += 1
+            self.detector.mark_empty()
+            log.debug("settled: the tray is empty")
+            return
+        self.stats.readings += 1
+        self._last_reading_id = self._log_row(lambda log_: log_.record_reading(reading))
+        log.info("settled: read %s in %.1f ms", _describe(reading), reading.ms)
+        self._handle_events(self.flow.on_reading(reading))
+
+    def _handle_buttons(self) -> None:
+        if self.buttons is None:
+            return
+        for event in self.buttons.drain():
+            self.stats.buttons += 1
+            log.debug("button %s", getattr(event, "name", event))
+            self._handle_events(self.flow.on_button(event))
+            self._refresh()
+
+    def _handle_events(self, events: Iterable[Any]) -> None:
+        for event in events:
+            kind = str(getattr(getattr(event, "kind", None), "value", getattr(event, "kind", "")))
+            text = str(getattr(event, "text", event))
+            data = dict(getattr(event, "data", {}) or {})
+            log.info("%s", text)
+            if kind == "correction":
+                self._log_row(lambda log_: log_.record_correction(text, data, reading_id=self._last_reading_id))
+            elif kind in SCORED_EVENTS:
+                self._log_row(
+                    lambda log_: log_.record_score(kind, text, data, reading_id=self._last_reading_id)
+                )
+
+    def _log_row(self, write: Callable[[RollLog], str]) -> str | None:
+        try:
+            row_id = write(self.roll_log)
+        except RollLogError as error:
+            self.stats.roll_log_failures += 1
+            if not self._roll_log_down:
+                # Once per outage: the rows are kept and retried with every later write.
+                log.warning("%s", error)
+                self._roll_log_down = True
+            return None
+        if self._roll_log_down:
+            log.info("roll log %s is written again", self.roll_log.path)
+            self._roll_log_down = False
+        return row_id
+
+    def _refresh(self) -> None:
+        """Shows the flow's screen and status, only when they changed."""
+        screen = self.flow.screen()
+        status = self.flow.status()
+        if self._camera_error is not None:
+            screen = dataclasses.replace(
+                screen, banner="CAMERA LOST", lines=("Check the camera cable",), selected=None,
+                prompt="Retrying...",
+            )  # fmt: skip
+            status = TrayStatus.CAMERA_LOST
+        if screen != self._shown_screen:
+            try:
+                self.display.show(render_screen(screen))
+            except HardwareError as error:
+                log.warning("the display failed: %s", error)
+            self._shown_screen = screen
+            self.stats.screens_shown += 1
+        if status != self._shown_status:
+            if self.light is not None:
+                try:
+                    self.light.show(status)
+                except HardwareError as error:
+                    log.warning("the status LED failed: %s", error)
+            self._shown_status = status
+
+    # -- camera -----------------------------------------------------------------------------------
+
+    def _try_open(self, first: bool = False) -> bool:
+        try:
+            self._source = self._open_source()
+        except CameraUnavailable as error:
+            if first:
+                self._lose_camera(str(error))
+            else:
+                self._camera_error = str(error)
+            return False
+        if self._camera_error is not None:
+            log.info("camera back after %d attempts; the game goes on", self._reconnect_attempt)
+            self.stats.reconnects += 1
+            self.notifier.status("reading the tray")
+        self._camera_error = None
+        self._reconnect_attempt = 0
+        # Frames from before the loss are not comparable with the new ones.
+        self.detector.reset()
+        self._last_state = SettleState.ROLLING
+        return True
+
+    def _lose_camera(self, reason: str) -> None:
+        log.warning("camera lost: %s; retrying", reason)
+        self.stats.camera_losses += 1
+        if self._source is not None:
+            try:
+                self._source.close()
+            except Exception as error:  # noqa: BLE001 - a dead camera may fail to close too
+                log.debug("closing the lost camera: %s", error)
+        self._source = None
+        self._camera_error = reason
+        self._reconnect_attempt = 0
+        self._next_reconnect_at = self._clock() + RECONNECT_DELAYS[0]
+        self.notifier.status(f"camera lost: {reason}")
+        self._refresh()
+
+    def _reconnect(self) -> None:
+        now = self._clock()
+        wait = self._next_reconnect_at - now
+        if wait > 0:
+            # Short naps keep buttons, signals and the watchdog served while the camera is away.
+            self._sleep(min(wait, 0.1))
+            self._watchdog(self._clock())
+            return
+        self._reconnect_attempt += 1
+        if self._try_open():
+            self._refresh()
+            return
+        delay = RECONNECT_DELAYS[min(self._reconnect_attempt, len(RECONNECT_DELAYS) - 1)]
+        self._next_reconnect_at = self._clock() + delay
+        log.debug("camera still missing (%s); next try in %.1f s", self._camera_error, delay)
+        self._watchdog(self._clock())
+
+    # -- plumbing ---------------------------------------------------------------------------------
+
+    def _pace(self) -> None:
+        if self._frame_period is None:
+            return
+        now = self._clock()
+        if self._next_frame_at is None or now - self._next_frame_at > 1.0:
+            self._next_frame_at = now  # first frame, or fell far behind: do not try to catch up
+        wait = self._next_frame_at - now
+        if wait > 0:
+            self._sleep(wait)
+        self._next_frame_at += self._frame_period
+
+    def _frame_time(self) -> float:
+        """When the frame was taken: the source's own timestamp when it keeps one (the simulated
+        tray's virtual time, a replay's frame time), else the clock at arrival."""
+        stamp = getattr(self._source, "timestamp", None)
+        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+            return float(stamp)
+        return self._clock()
+
+    def _corrupt(self, reason: str) -> None:
+        self.stats.corrupt_frames += 1
+        now = self._clock()
+        if now - self._corrupt_warned_at >= 10.0:
+            # At most one warning every 10 s: a broken source must not flood the journal.
+            log.warning("skipped a corrupt frame: %s (%d so far)", reason, self.stats.corrupt_frames)
+            self._corrupt_warned_at = now
+
+    def _watchdog(self, now: float) -> None:
+        """Pings systemd's watchdog, and retries a roll log that could not be written, every few s."""
+        if self._watchdog_every is not None and now - self._last_watchdog >= self._watchdog_every:
+            self.notifier.watchdog()
+            self._last_watchdog = now
+        if self.roll_log.pending and now - self._last_flush_try >= FLUSH_RETRY_S:
+            self._last_flush_try = now
+            self._log_row(_flush)
+
+    def _install_signal_handlers(self) -> Callable[[], None]:
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+
+        def handler(signum: int, frame: FrameType | None) -> None:
+            log.info("%s: stopping", signal.Signals(signum).name)
+            self.stop()
+
+        previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+        def restore() -> None:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+
+        return restore
+
+
+def _flush(roll_log: RollLog) -> str:
+    roll_log.flush()
+    return ""
+
+
+def _describe(reading: FrameReading) -> str:
+    from firmware_host.rolllog import reading_notation
+
+    return repr(reading_notation(reading))
+
+
+# -- wiring from a config ---------------------------------------------------------------------------
+
+
+def build_service(
+    config: Config,
+    *,
+    pin_factory: Any = None,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], None] | None = None,
+    notifier: Notifier | None = None,
+) -> TrayService:
+    """A :class:`TrayService` with the hardware ``config`` names.
+
+    :param pin_factory: a gpiozero pin factory to use instead of the one ``config.gpio`` names.
+    :raises PinBusy: a GPIO pin is taken; the message names it (every device opened before is
+        closed again).
+    :raises CameraUnavailable: never: a camera missing at start is retried like one lost later.
+    """
+    from firmware_host.commands.vision_cmd import make_reader
+    from firmware_host.game_flow import GameFlow
+    from hardware.buttons import TrayButtons
+    from hardware.display import open_display
+    from hardware.lights import StatusLight, TrayLight
+    from rules.game import Game
+
+    if pin_factory is None and config.gpio == "mock":
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        pin_factory = MockFactory(pin_class=MockPWMPin)
+
+    opened: list[Any] = []
+    try:
+        reader = make_reader(config.profile)
+        flow = GameFlow(Game.new(list(config.game.heroes), names=list(config.game.players)))
+        pins = config.pins
+        light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)
+        opened.append(light)
+        tray_light = TrayLight(pins.tray_light, brightness=config.lights.tray_brightness, pin_factory=pin_factory)
+        opened.append(tray_light)
+        buttons = TrayButtons(pins.next, pins.select, pins.back, pin_factory=pin_factory)
+        opened.append(buttons)
+        display = open_display(
+            config.display.kind,
+            port=config.i2c.bus,
+            address=config.i2c.display_address,
+            directory=config.display.argument,
+        )
+        opened.append(display)
+    except BaseException:
+        for device in reversed(opened):
+            device.close()
+        raise
+
+    detector = SettleDetector(
+        stillness_s=config.settle.stillness_ms / 1000.0, min_still_frames=config.settle.min_still_frames
+    )
+    # Live cameras block until the next frame; the simulated tray and replays do not, so the loop
+    # paces them to the configured rate.
+    paced = config.camera.kind in ("sim", "replay")
+    return TrayService(
+        open_source=lambda: open_camera(config),
+        reader=reader,
+        flow=flow,
+        display=display,
+        roll_log=RollLog(config.roll_log_path),
+        light=light,
+        buttons=buttons,
+        detector=detector,
+        notifier=notifier,
+        clock=clock if clock is not None else time.monotonic,
+        sleep=sleep if sleep is not None else time.sleep,
+        fps=config.frames.fps if paced else None,
+        closers=[tray_light],
+    )
