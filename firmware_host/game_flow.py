@@ -80,7 +80,7 @@ class OptionKind(str, enum.Enum):
     FIX = "fix"  # correct the value of one die
     TARGET = "target"  # attack this opponent
     DEFENSE = "defense"  # defend with this ability
-    ENTER = "enter"  # set the marked dice from the buttons
+    ENTER = "enter"  # key the whole roll in from the buttons (no usable reading)
 
 
 @dataclass(frozen=True)
@@ -430,10 +430,7 @@ class GameFlow:
             self._confirm_fix()
             return
         if t.step is Step.ROLL:
-            # No reading came (camera trouble, a die off the tray): key the roll in by hand.
-            t.dice = [DieReading(None, 0.0, (0, 0, 0, 0), DieStatus.UNREADABLE) for _ in range(t.expected)]
-            t.recorded = False
-            self._start_fix(0)
+            self._enter_by_hand()
             return
         option = self.selected
         if option is None:
@@ -447,9 +444,11 @@ class GameFlow:
             self._emit(FlowEventKind.PROMPT, f"{player.name} sells a card: {cp} CP, {player.hand} cards",
                        player=player.index, cp=cp, hand=player.hand)
             self._enter_phase(announce=False)
-        elif kind in (OptionKind.FIX, OptionKind.ENTER):
+        elif kind is OptionKind.FIX:
             assert option.index is not None
             self._start_fix(option.index)
+        elif kind is OptionKind.ENTER:
+            self._enter_by_hand()
         elif kind is OptionKind.AIM:
             kept = " ".join(self._face_label(self._value(i)) for i in option.keep) or "nothing"
             t.message = f"Keep {kept}, roll the rest"
@@ -497,9 +496,8 @@ class GameFlow:
             if announce and g.turn > 1:
                 self._turn_header()
             # The tray tracks no upkeep effects (statuses are kept by hand): pass straight on.
-            turn = g.turn
-            self._act(g.advance)
-            if g.phase is Phase.MAIN_1 and turn == g.turn:
+            entered = self._act(g.advance)
+            if entered is Phase.MAIN_1:
                 self._emit(FlowEventKind.PHASE, "Income Phase skipped: the start player's first turn", phase="income")
             self._enter_phase()
             return
@@ -656,7 +654,7 @@ class GameFlow:
         if len(dice) != expected:
             # A die off the tray or two read as one: nothing to correct die by die, roll again.
             t.step, t.expected, t.dice, t.recorded = Step.REROLL, expected, dice, False
-            t.options = [Option(OptionKind.ENTER, "Enter the dice by hand", index=0)]
+            t.options = [Option(OptionKind.ENTER, "Key in the dice")]
             t.selected = 0
             t.lines = [f"Saw {len(dice)} of {expected} dice"]
             t.message = ""
@@ -744,6 +742,8 @@ class GameFlow:
         options += aims
         options.append(Option(OptionKind.PASS, "No ability"))
         options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
+        if rolls_left > 0:
+            options.append(Option(OptionKind.ENTER, "Key in the next roll"))
         t.step, t.options, t.selected, t.keep = Step.CHOOSE, options, 0, keep
         best = activations[0] if activations else None
         t.lines = [f"Best: {best.ability}{self._tier(best)}" if best else "Best: none yet"]
@@ -827,6 +827,14 @@ class GameFlow:
         return f"{exchange.ability}: " + (", ".join(parts) if parts else "no damage")
 
     # ================================================================================ fixes
+
+    def _enter_by_hand(self) -> None:
+        """No usable reading (camera trouble, a die off the tray): the roll is keyed in die by die."""
+        t = self._t
+        t.expected = self._dice_for(t.roll_kind)
+        t.dice = [DieReading(None, 0.0, (0, 0, 0, 0), DieStatus.UNREADABLE) for _ in range(t.expected)]
+        t.recorded = False
+        self._start_fix(0)
 
     def _start_fix(self, index: int) -> None:
         t = self._t

@@ -3,8 +3,53 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
+
+from firmware_host.errors import UsageError
 
 
 def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     """Adds this module's subcommands to the `dicetray` parser."""
+    demo = subparsers.add_parser(
+        "demo",
+        help="play a short 1v1 game on the simulated tray",
+        description=(
+            "Plays Barbarian against Moon Elf on the simulated tray: simulated camera, settle "
+            "detection, the dice reader, the rules engine, buttons and status LED on mock pins, and "
+            "every display frame written as a PNG into DIR. Prints the game as it goes."
+        ),
+    )
+    demo.add_argument("--out", metavar="DIR", default="demo-out", help="folder for the display frames (default: demo-out)")
+    demo.add_argument("--seed", metavar="N", default="0", help="seed of the dice and the players' choices (default: 0)")
+    demo.add_argument("--turns", metavar="N", default=None, help="turns before the leader is named (default: 6)")
+    demo.set_defaults(handler=run_demo_command)
+
+
+def _count(text: str, option: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"{option} takes a whole number, not {text!r}") from None
+    if value < low:
+        raise UsageError(f"{option} must be {low} or more, not {text!r}")
+    return value
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    from firmware_host.demo import DEMO_TURNS, run_demo
+
+    seed = _count(args.seed, "--seed", 0)
+    turns = DEMO_TURNS if args.turns is None else _count(args.turns, "--turns", 1)
+    out = Path(args.out)
+    result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout)
+    print(
+        f"\n{result.frames_shown} display frames in {str(out)!r}; {result.camera_frames} camera frames, "
+        f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"
+    )
+    print(f"played in {result.seconds:.1f} s", file=sys.stderr)
+    if not result.finished:
+        print("dicetray demo: error: the game stopped before its end", file=sys.stderr)
+        return 1
+    return 0

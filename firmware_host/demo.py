@@ -1,0 +1,337 @@
+"""The demo: a short 1v1 Dice Throne game played on the simulated tray, start to finish, by itself.
+
+Everything between the dice and the display is the product's own code, as in ``dicetray run``:
+:class:`~firmware_host.service.TrayService` takes frames from a live
+:class:`~hardware.camera.SimulatedTraySource`, waits for :class:`~vision.settle.SettleDetector` to
+call a roll settled, reads it with :class:`~vision.reader.DiceReader`, hands the reading to
+:class:`~firmware_host.game_flow.GameFlow`, and shows the result on a
+:class:`~hardware.display.CaptureDisplay` (a PNG per display frame) and a status LED on gpiozero mock
+pins. The buttons are gpiozero mock pins too (:class:`~hardware.buttons.SimulatedButtons`).
+
+What stands in for the people at the table is :class:`DemoTable`: it throws the dice (keeping the
+dice the display advises keeping), presses the buttons, and, looking at the dice the way a player
+would (the simulator's ground truth), rerolls a cocked die or sets a misread die from the buttons
+when the display asks. Its choices come from a seeded generator, so the same seed plays the same
+game and prints the same transcript.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, TextIO
+
+import numpy as np
+
+from firmware_host.game_flow import GameFlow, OptionKind, RollKind, Step
+from firmware_host.transcript import FlowEventKind, Transcript
+from hardware.buttons import ButtonEvent
+from hardware.sim.render import DieTruth
+from vision.types import DieReading, DieStatus, FrameReading
+
+__all__ = ["DemoResult", "DemoTable", "run_demo", "DEMO_HEROES"]
+
+
+class Reader(Protocol):
+    def read(self, frame: np.ndarray) -> FrameReading: ...
+
+DEMO_HEROES = ("barbarian", "moon-elf")
+DEMO_TURNS = 6
+"""Three turns each: long enough to see every phase, short enough to finish in seconds."""
+
+# The simulated camera runs at a low frame rate: a roll still tumbles for about a second of tray
+# time, but takes a third of the frames (and rendering time) it would at 30 fps.
+DEMO_FPS = 10.0
+_FRAMES_PER_ROLL = 120  # give up on a roll that never settles after this many frames
+_STILL_FRAMES = 10  # frames the dice lie still with no reading before the player keys them in
+_COCKED_THROW = 2  # from the second throw on, the first that throws two dice or more leaves one cocked
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What a demo run did."""
+
+    transcript: tuple[str, ...]
+    outcome: str
+    frames_shown: int  # display frames written as PNG
+    camera_frames: int
+    readings: int
+    rerolls: int  # readings the flow asked to reroll (a die cocked or unreadable, dice missing)
+    corrections: int  # dice set from the buttons
+    seconds: float
+    finished: bool  # the game reached its end (a defeat or the turn limit)
+
+
+class DemoTable:
+    """The people at the table: they throw the dice the game asks for and press the buttons.
+
+    :param seed: seeds the simulated tray and every choice, so a seed always plays the same game.
+    :param out: folder for the display frames (``frame_000001.png``...).
+    :param turn_limit: turns before the game ends with the leader named (if nobody falls first).
+    :param echo: where the transcript is printed as the game goes (None: not printed).
+    :param reader: reads the settled frames (default: :class:`vision.reader.DiceReader`).
+    """
+
+    def __init__(
+        self,
+        out: str | Path,
+        seed: int = 0,
+        *,
+        heroes: Sequence[str] = DEMO_HEROES,
+        names: Sequence[str] | None = None,
+        turn_limit: int = DEMO_TURNS,
+        echo: TextIO | None = None,
+        reader: Reader | None = None,
+    ) -> None:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        from firmware_host.rolllog import RollLog
+        from firmware_host.service import TrayService
+        from hardware.buttons import SimulatedButtons
+        from hardware.camera import SimulatedTraySource
+        from hardware.display import CaptureDisplay
+        from hardware.lights import StatusLight
+        from rules.game import Game
+        from vision.reader import DiceReader
+        from vision.settle import SettleDetector
+
+        self.seed = seed
+        # The output folder first: a folder that cannot be written stops the demo before it starts.
+        self.display = CaptureDisplay(out, replace_existing=True)
+        self._rng = np.random.default_rng([seed, 7])
+        self.transcript = Transcript(echo=echo)
+        game = Game.new(list(heroes), names=list(names) if names is not None else None)
+        self.flow = GameFlow(game, on_event=self.transcript, turn_limit=turn_limit)
+        self.tray = SimulatedTraySource(seed, auto_roll=False, fps=DEMO_FPS, pickup=False)
+        self.pins = MockFactory(pin_class=MockPWMPin)
+        self.light = StatusLight(pin_factory=self.pins)
+        self.buttons = SimulatedButtons(pin_factory=self.pins)
+        self.service = TrayService(
+            open_source=lambda: self.tray,
+            reader=reader if reader is not None else DiceReader(),
+            flow=self.flow,
+            display=self.display,
+            roll_log=RollLog(":memory:"),
+            light=self.light,
+            buttons=self.buttons,
+            detector=SettleDetector(),
+            clock=lambda: self.tray.timestamp,
+            sleep=lambda seconds: None,
+        )
+        self._throws = 0
+        self._cocked_shown = False
+        self._rerolls_in_a_row = 0
+
+    # ----------------------------------------------------------------------------- playing
+
+    def play(self) -> DemoResult:
+        """Plays until the game ends; closes everything (the display shows OFFLINE last)."""
+        started = time.perf_counter()
+        try:
+            self.service.start()
+            for _ in range(2000):  # a bound, not a plan: a game takes a few hundred steps
+                if self.flow.is_over:
+                    break
+                self._turn_step()
+        finally:
+            self.service.close()
+        events = self.transcript.events
+        return DemoResult(
+            transcript=self.transcript.lines,
+            outcome=self.flow.outcome,
+            frames_shown=self.display.frames_written,
+            camera_frames=self.tray.frame_index,
+            readings=sum(e.kind is FlowEventKind.READING for e in events),
+            rerolls=sum(e.kind is FlowEventKind.REROLL for e in events),
+            corrections=sum(e.kind is FlowEventKind.CORRECTION for e in events),
+            seconds=time.perf_counter() - started,
+            finished=self.flow.is_over,
+        )
+
+    def _turn_step(self) -> None:
+        """One decision at the table, then the tray runs until the game has taken it in."""
+        flow = self.flow
+        step = flow.step
+        if step is Step.ROLL:
+            self._throw(keep=())
+        elif step is Step.REROLL:
+            self._fix_reroll()
+        elif step is Step.CORRECT:
+            self._key_in(self._true_values())
+        elif step is Step.CHOOSE and flow.roll_kind is RollKind.OFFENSE:
+            self._offense_choice()
+        elif step is Step.DAMAGE:
+            if not self._correct_misreads():
+                self._press(ButtonEvent.NEXT)
+        else:
+            # Income, main phases, discard, targeting, defense choice: the highlighted choice is
+            # the sensible one (sell when the hand is over six, else go on).
+            self._press(ButtonEvent.NEXT)
+
+    def _offense_choice(self) -> None:
+        flow = self.flow
+        if self._correct_misreads():
+            return
+        keep = flow.suggested_keep
+        rolls_left = flow.game.roll_attempts_left
+        if rolls_left > 0 and len(keep) < len(flow.dice):
+            self._throw(keep=keep)
+            return
+        # Done rolling: activate the best ability (the first choice), or none.
+        first = flow.selected
+        if first is None or first.kind is not OptionKind.ACTIVATE:
+            self._choose(OptionKind.PASS)
+        self._press(ButtonEvent.NEXT)
+
+    def _fix_reroll(self) -> None:
+        """A die could not be read: a cocked one is rerolled, as at the table; anything else
+        (dice missing, a die unreadable) is keyed in from the buttons."""
+        flow = self.flow
+        dice = flow.dice
+        bad = [i for i, d in enumerate(dice) if not d.ok]
+        missing = bool(flow.options) and flow.options[0].kind is OptionKind.ENTER
+        cocked = all(dice[i].status is DieStatus.COCKED for i in bad)
+        if not missing and cocked and self._rerolls_in_a_row < 2:
+            self._rerolls_in_a_row += 1
+            self._throw(keep=tuple(i for i in range(len(dice)) if i not in bad))
+            return
+        if missing:
+            values = self._true_values()
+        else:
+            values = [t.value if t is not None else 1 for t in self._truth_for(dice)]
+        self._press(ButtonEvent.NEXT)  # set the first marked die
+        self._key_in(values)
+
+    def _key_in(self, values: Sequence[int]) -> None:
+        """Sets each die the flow asks for to its value: SELECT up to it, NEXT."""
+        flow = self.flow
+        while flow.step is Step.CORRECT:
+            fixing = flow.fixing
+            assert fixing is not None
+            index, shown = fixing
+            self._press(*[ButtonEvent.SELECT] * ((values[index] - shown) % 6), ButtonEvent.NEXT)
+
+    def _correct_misreads(self) -> bool:
+        """Sets any die the reader got wrong to what the player sees; True if one was."""
+        flow = self.flow
+        truth = self._truth_for(flow.dice)
+        for index, (die, true) in enumerate(zip(flow.dice, truth)):
+            if true is None or die.value == true.value:
+                continue
+            self._choose(OptionKind.FIX, index=index)
+            self._press(ButtonEvent.NEXT)
+            fixing = flow.fixing
+            if fixing is None:
+                return True
+            self._press(*[ButtonEvent.SELECT] * ((true.value - fixing[1]) % 6), ButtonEvent.NEXT)
+            return True
+        return False
+
+    # ----------------------------------------------------------------------------- the tray
+
+    def _throw(self, keep: Sequence[int]) -> None:
+        """Throws every die not kept (the dice the roll needs), then runs the tray until it is read."""
+        flow = self.flow
+        needed = flow.expected_dice
+        layout_keep = self._layout_indices(keep) if keep else ()
+        thrown = needed - len(layout_keep)
+        self._throws += 1
+        cocked: tuple[int, ...] = ()
+        if not self._cocked_shown and self._throws >= _COCKED_THROW and thrown >= 2:
+            # Once per game a die lands leaning on another, so the reroll prompt is seen.
+            self._cocked_shown = True
+            cocked = (len(layout_keep) + int(self._rng.integers(thrown)),)
+        values = [int(v) for v in self._rng.integers(1, 7, size=thrown)]
+        settles = self.tray.rolls_settled
+        self.tray.roll(values, keep=layout_keep, cocked=cocked)
+        seen = self._readings()
+        still = 0
+        for _ in range(_FRAMES_PER_ROLL):
+            self.service.step()
+            if self._readings() > seen:
+                break
+            if self.tray.rolls_settled > settles:
+                still += 1
+                if still > _STILL_FRAMES:
+                    break  # at rest for a while and still no reading: the reader found nothing
+        if self._readings() == seen:
+            # Never read (the dice never settled, or the reader found nothing): key it in by hand.
+            if flow.step is Step.CHOOSE:
+                self._choose(OptionKind.ENTER)
+            self._press(ButtonEvent.NEXT)
+            self._key_in(self._true_values())
+        if self.flow.step is not Step.REROLL:
+            self._rerolls_in_a_row = 0
+
+    def _press(self, *events: ButtonEvent) -> None:
+        for event in events:
+            self.buttons.press(event)
+            self.service.step()
+
+    def _choose(self, kind: OptionKind, index: int | None = None) -> None:
+        flow = self.flow
+        for _ in range(len(flow.options)):
+            option = flow.selected
+            if option is not None and option.kind is kind and (index is None or option.index == index):
+                return
+            self._press(ButtonEvent.SELECT)
+
+    def _readings(self) -> int:
+        return sum(e.kind is FlowEventKind.READING for e in self.transcript.events)
+
+    # ----------------------------------------------------------------------------- the truth
+
+    def _truth_for(self, dice: Sequence[DieReading]) -> list[DieTruth | None]:
+        """The die under each read box: what the player sees there."""
+        truth = self.tray.settled_truth or (self.tray.last.truth if self.tray.last else ())
+        matched: list[DieTruth | None] = []
+        for die in dice:
+            if die.box[2] == 0:
+                matched.append(None)
+                continue
+            cx, cy = die.box[0] + die.box[2] / 2, die.box[1] + die.box[3] / 2
+            best = min(
+                truth,
+                key=lambda t: (t.box[0] + t.box[2] / 2 - cx) ** 2 + (t.box[1] + t.box[3] / 2 - cy) ** 2,
+                default=None,
+            )
+            matched.append(best)
+        return matched
+
+    def _true_values(self) -> list[int]:
+        truth = self.tray.settled_truth or (self.tray.last.truth if self.tray.last else ())
+        ordered = sorted(truth, key=lambda t: (t.box[0], t.box[1]))
+        values = [t.value for t in ordered]
+        needed = self.flow.expected_dice or len(values)
+        return (values + [1] * needed)[:needed]
+
+    def _layout_indices(self, keep: Sequence[int]) -> tuple[int, ...]:
+        """The simulator's index of each kept die (the flow counts dice left to right)."""
+        truth = self.tray.last.truth if self.tray.last else ()
+        dice = self.flow.dice
+        chosen: list[int] = []
+        for index in keep:
+            box = dice[index].box
+            cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+            order = sorted(
+                range(len(truth)),
+                key=lambda j: (truth[j].box[0] + truth[j].box[2] / 2 - cx) ** 2
+                + (truth[j].box[1] + truth[j].box[3] / 2 - cy) ** 2,
+            )
+            chosen.append(next(j for j in order if j not in chosen))
+        return tuple(sorted(chosen))
+
+
+def run_demo(
+    out: str | Path = "demo-out",
+    seed: int = 0,
+    *,
+    turn_limit: int = DEMO_TURNS,
+    echo: TextIO | None = None,
+    reader: Reader | None = None,
+) -> DemoResult:
+    """Plays the demo game (Barbarian against Moon Elf) and returns what happened."""
+    table = DemoTable(out, seed, names=("Barbarian", "Moon Elf"), turn_limit=turn_limit, echo=echo, reader=reader)
+    return table.play()
