@@ -38,7 +38,7 @@ def background_image(background: Background, width: int, height: int) -> np.ndar
     elif background.kind == "wood":
         period = float(rng.uniform(0.025, 0.06)) * h
         y = np.arange(h, dtype=np.float32)[:, None]
-        warp = _smooth_noise(rng, (h, w), (3, 4)) * period * 1.2 + _smooth_noise(rng, (h, w), (10, 5)) * period * 0.12
+        warp = _smooth_noise(rng, (h, w), (2, 3)) * period * 2.5 + _smooth_noise(rng, (h, w), (10, 5)) * period * 0.1
         phase = (y + warp) / period * 2 * math.pi
         rings = (0.5 + 0.5 * np.sin(phase)) ** 4
         # Fine streaks run along the grain: noise stretched along x.

@@ -288,7 +288,7 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
     """
     cam = scene.camera
     w, h = cam.width, cam.height
-    canvas = background_image(scene.background, w, h).copy()
+    gain = _gain_map(scene.lighting, w, h)
     light = scene.lighting.direction()
     cam_pos = cam.position
 
@@ -313,7 +313,10 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
     shadow = cv2.GaussianBlur(shadow, (0, 0), sigma)
     np.clip(shadow, 0, 1, out=shadow)
     factor = cv2.resize(1.0 - 0.45 * shadow, (w, h), interpolation=cv2.INTER_LINEAR)
-    cv2.multiply(canvas, cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR), dst=canvas)
+    # The tray under its light and the dice's shadows, in one pass over the frame; the dice and
+    # the hand get the light's gain where they stand.
+    cv2.multiply(factor, gain, dst=factor)
+    canvas = cv2.multiply(background_image(scene.background, w, h), cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR))
 
     # Dice, farthest first so nearer dice cover them.
     order = sorted(range(len(scene.dice)), key=lambda i: -float(cam.depth(scene.dice[i].centre()[None, :])[0]))
@@ -336,7 +339,9 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
             for (value, n), quad_px in zip(visible, quads):
                 edge = float(np.hypot(*(quad_px[1] - quad_px[0])) + np.hypot(*(quad_px[3] - quad_px[0]))) / 2
                 tex = _face_bgra(pose.design, pose.style, value, _texture_res(max(edge, 1.0)))
-                _composite(canvas, tex, quad_px, _shade(n, light))
+                cx, cy = quad_px.mean(axis=0)
+                local = float(gain[min(max(int(cy), 0), h - 1), min(max(int(cx), 0), w - 1)])
+                _composite(canvas, tex, quad_px, _shade(n, light) * local)
                 if value == up:
                     top_quad_px = quad_px
                     if scene.lighting.glare > 0 and n[2] > 0.9:
@@ -367,13 +372,13 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
         )
 
     if hand_mask is not None and scene.hand is not None:
-        _draw_hand(canvas, hand_mask, scene.hand, light)
+        _draw_hand(canvas, hand_mask, scene.hand, gain)
 
     frame = _finish(canvas, scene, rng)
     return RenderedTray(frame, tuple(t for t in truths if t is not None), scene)
 
 
-def _draw_hand(canvas: np.ndarray, mask: np.ndarray, hand: Hand, light: np.ndarray) -> None:
+def _draw_hand(canvas: np.ndarray, mask: np.ndarray, hand: Hand, gain: np.ndarray) -> None:
     ys, xs = np.nonzero(mask > 0.01)
     if len(xs) == 0:
         return
@@ -382,19 +387,20 @@ def _draw_hand(canvas: np.ndarray, mask: np.ndarray, hand: Hand, light: np.ndarr
     # Rounded shading: brighter where the mask is thick (the back of the hand), darker at the edges.
     dist = cv2.distanceTransform((m > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
     roundness = np.clip(dist / max(float(dist.max()), 1.0), 0, 1) ** 0.5
-    skin = np.array(hand.skin, np.float32) * (0.62 + 0.45 * roundness)[:, :, None]
+    skin = np.array(hand.skin, np.float32) * ((0.62 + 0.45 * roundness) * gain[y0:y1, x0:x1])[:, :, None]
     roi = canvas[y0:y1, x0:x1]
     roi += m[:, :, None] * (skin - roi)
 
 
 _NOISE_PAD = 64
+_NOISE_TILE = 512
 
 
-@functools.lru_cache(maxsize=4)
-def _noise_field(width: int, height: int) -> np.ndarray:
-    rng = np.random.default_rng(width * 7919 + height)
-    field = rng.standard_normal((height + _NOISE_PAD, width + _NOISE_PAD), dtype=np.float32)
-    field3 = cv2.cvtColor(field, cv2.COLOR_GRAY2BGR)
+@functools.lru_cache(maxsize=1)
+def _noise_field() -> np.ndarray:
+    rng = np.random.default_rng(7919)
+    field = rng.standard_normal((_NOISE_TILE + _NOISE_PAD, _NOISE_TILE + _NOISE_PAD), dtype=np.float32)
+    field3 = cv2.cvtColor(field, cv2.COLOR_GRAY2BGR)  # the same in every channel: luminance noise
     field3.setflags(write=False)
     return field3
 
@@ -403,15 +409,16 @@ def _finish(canvas: np.ndarray, scene: TrayScene, rng: np.random.Generator) -> n
     """Light falloff, sensor noise, lens blur and JPEG: the camera's part."""
     cam, optics = scene.camera, scene.optics
     h, w = canvas.shape[:2]
-    gain = cv2.cvtColor(_gain_map(scene.lighting, w, h), cv2.COLOR_GRAY2BGR)
-    cv2.multiply(canvas, gain, dst=canvas)
     if optics.noise > 0:
-        # Mostly luminance noise, as from a real sensor after demosaicing. A window at a random
-        # offset into a fixed noise field is as good as fresh noise here and much cheaper.
-        field = _noise_field(w, h)
-        ox, oy = int(rng.integers(0, _NOISE_PAD)), int(rng.integers(0, _NOISE_PAD))
-        noise = field[oy : oy + h, ox : ox + w]
-        cv2.scaleAdd(noise, float(optics.noise), canvas, dst=canvas)
+        # Mostly luminance noise, as from a real sensor after demosaicing. Windows at random
+        # offsets into one fixed noise tile are as good as fresh noise here and much cheaper.
+        field = _noise_field()
+        for y0 in range(0, h, _NOISE_TILE):
+            for x0 in range(0, w, _NOISE_TILE):
+                y1, x1 = min(y0 + _NOISE_TILE, h), min(x0 + _NOISE_TILE, w)
+                ox, oy = int(rng.integers(0, _NOISE_PAD)), int(rng.integers(0, _NOISE_PAD))
+                block = canvas[y0:y1, x0:x1]
+                block += field[oy : oy + y1 - y0, ox : ox + x1 - x0] * np.float32(optics.noise)
     # Saturating conversion; noise can push a black pixel a little below 0, where |x| is as good.
     frame = cv2.convertScaleAbs(canvas)
     sigma = optics.blur * w / 640.0
