@@ -49,10 +49,11 @@ class DieTruth:
     def reading(self, *, calibrated: bool = False) -> DieReading:
         """The reading a perfect reader would give: the value only when ``ok`` and readable.
 
-        Uncalibrated, a symbol face is ``unreadable``; ``calibrated`` reads it as its value.
+        Uncalibrated, only pips can be read: a symbol or numeral face is ``unreadable``;
+        ``calibrated`` reads it as its value.
         """
         status = self.status
-        if status is DieStatus.OK and self.kind is FaceKind.SYMBOL and not calibrated:
+        if status is DieStatus.OK and self.kind is not FaceKind.PIPS and not calibrated:
             status = DieStatus.UNREADABLE
         ok = status is DieStatus.OK
         return DieReading(

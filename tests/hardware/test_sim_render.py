@@ -8,6 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hardware.sim import (
     GLYPH_NAMES,
@@ -220,6 +222,8 @@ def test_emblem_die_and_numerals() -> None:
     assert DieDesign.numerals().face(3).kind is FaceKind.NUMERAL
     _, _, truth = _render(30, n=2, designs=[DieDesign.numerals()])
     assert all(t.label()["face"] == "numeral" for t in truth)
+    assert all(t.reading().status is DieStatus.UNREADABLE for t in truth)  # a pip reader cannot read numerals
+    assert [t.reading(calibrated=True).value for t in truth] == [t.value for t in truth]
 
 
 def test_bad_designs_are_refused_with_the_input_named() -> None:
@@ -344,3 +348,32 @@ def test_glare_brightens_the_top_face_only() -> None:
         x, y, w, h = t.box
         outside[y : y + h, x : x + w] = False
     assert diff[outside].max() == 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 12),
+    tilt=st.floats(0, 45),
+    cocked=st.integers(0, 1),
+    cut=st.integers(0, 1),
+)
+def test_any_random_scene_keeps_its_invariants(seed: int, n: int, tilt: float, cocked: int, cut: int) -> None:
+    cocked, cut = min(cocked, n), min(cut, max(n - cocked, 0))
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, n, tilt_deg=tilt, cocked=cocked, out_of_frame=cut, width=320, height=240)
+    tray = render_tray(scene, rng)
+    assert len(tray.truth) == n
+    statuses = [t.status for t in tray.truth]
+    assert statuses.count(DieStatus.COCKED) <= cocked
+    assert statuses.count(DieStatus.OK) >= n - cocked - cut
+    for t in tray.truth:
+        x, y, w, h = t.box
+        assert 0 <= x and 0 <= y and x + w <= 320 and y + h <= 240
+        assert 1 <= t.value <= 6
+    # Dice not asked to touch or lean never overlap on the tray.
+    free = [d for d in scene.dice if not d.cocked]
+    for i in range(len(free)):
+        for j in range(i + 1, len(free)):
+            gap = np.hypot(free[i].x_mm - free[j].x_mm, free[i].y_mm - free[j].y_mm)
+            assert gap > free[i].size_mm  # footprints at least a die apart centre to centre
