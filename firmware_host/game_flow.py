@@ -330,25 +330,21 @@ class GameFlow:
         )
         keep = set(self.suggested_keep) if t.step is Step.CHOOSE else set()
         dice = tuple(self._cell(i, d, i in keep) for i, d in enumerate(t.dice))
-        lines = list(t.lines)
+        body = self._body_lines()
+        lines = ([t.message] if t.message else []) + list(t.lines)
         selected: int | None = None
         if t.step is Step.CORRECT and t.fixing is not None:
             lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
         elif t.options:
-            # The body holds a few lines: the explanation, then a window of choices around the
-            # highlighted one.
-            room = max(1, 4 - len(lines))
+            # The body holds a few lines: the message and the explanation, then a window of the
+            # choices that always shows the highlighted one.
+            lines = lines[: body - 1]
+            room = body - len(lines)
             start = min(t.selected, max(0, len(t.options) - room))
             window = t.options[start : start + room]
             selected = len(lines) + t.selected - start
             lines += [option.label for option in window]
-        if t.message:
-            lines.insert(0, t.message)
-            if selected is not None:
-                selected += 1
-        lines = lines[:4]
-        if selected is not None and selected >= len(lines):
-            selected = None
+        lines = lines[:body]
         return ScreenState(
             title=self._title(),
             attempt=attempt,
@@ -939,6 +935,10 @@ class GameFlow:
                     break
         return tuple(sorted(used))
 
+    def _body_lines(self) -> int:
+        """Small-font lines that fit between the dice row (when shown) and the prompt."""
+        return 3 if self._t.dice else 5
+
     def _title(self) -> str:
         g, t = self._game, self._t
         if t.step is Step.OVER:
@@ -949,7 +949,9 @@ class GameFlow:
             Phase.DEFENSIVE_ROLL: "Defense", Phase.MAIN_2: "Main 2", Phase.DISCARD: "Discard",
         }
         who = self._defender() if g.phase is Phase.DEFENSIVE_ROLL else g.active_player
-        return f"{_short(who.name, 10)}: {names[g.phase]}"
+        # The title line holds about 20 characters, 16 beside the attempt counter.
+        room = (16 if g.phase is Phase.OFFENSIVE_ROLL else 20) - len(names[g.phase]) - 1
+        return f"{names[g.phase]} {_short(who.name, room)}"
 
     def _prompt(self) -> str:
         t = self._t

@@ -94,7 +94,7 @@ def test_a_whole_1v1_turn_from_main_phase_to_the_next_players_income() -> None:
     flow.on_button(NEXT)
     # 1v1: no Targeting Roll Phase; Smack is defendable, so Moon Elf rolls her 5 defensive dice.
     assert game.phase is Phase.DEFENSIVE_ROLL and flow.expected_dice == 5
-    assert flow.screen().title.startswith("Bo")
+    assert flow.screen().title == "Defense Bo"
 
     flow.on_reading(reading(4, 4, 1, 2, 3))  # two feet: Elusive Step prevents half of 6
     assert flow.step is Step.DAMAGE
@@ -413,3 +413,35 @@ def test_rolling_shows_on_the_led_until_the_reading_arrives() -> None:
 def test_a_bad_turn_limit_is_refused() -> None:
     with pytest.raises(ValueError, match="turn_limit"):
         GameFlow(Game.new(["barbarian", "moon-elf"]), turn_limit=0)
+
+
+def test_the_screens_of_an_offensive_roll_read_as_expected() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 2, 4, 5, 6))
+    assert flow.screen().text() == "\n".join([
+        "[Offense Ana] 1/3",
+        "*Ana HP50 CP2  Bo HP50 CP2",
+        "dice: 1SW_ 2SW_ 4H 5H 6ST",  # underlined: the dice the odds advise keeping
+        "Best: none yet",
+        "> Smack  98%",
+        "Fortitude  91%",
+        "> Roll again or NEXT",
+    ])
+    flow.on_reading(reading(1, 1, None, 5, 6))
+    assert flow.screen().text() == "\n".join([
+        "[Offense Ana] 1/3",
+        "*Ana HP50 CP2  Bo HP50 CP2",
+        "dice: 1SW 1SW (?) 5H 6ST",
+        "Reroll die 3 or set it",
+        "> Set die 3 (cocked)",
+        "> Reroll or NEXT: set",
+    ])
+    press(flow, NEXT, SELECT)
+    assert flow.screen().text() == "\n".join([
+        "[Offense Ana] 1/3",
+        "*Ana HP50 CP2  Bo HP50 CP2",
+        "dice: 1SW 1SW >2SW 5H 6ST",
+        "Die 3: 2 sword",
+        "> SEL value  NEXT ok",
+    ])
