@@ -22,7 +22,7 @@ from hardware.sim import SimPhase
 
 
 def same_image(a, b) -> bool:
-    return ImageChops.difference(a.convert("1"), b.convert("1")).getbbox() is None
+    return ImageChops.difference(a.convert("L"), b.convert("L")).getbbox() is None
 
 
 def step_until(service: TrayService, done, limit: int = 400) -> None:

@@ -1,0 +1,152 @@
+"""`dicetray run` as systemd runs it: a real process, a notify socket, SIGTERM; and its faults at start."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gpiozero import LED
+from PIL import Image, ImageChops
+
+from firmware_host.config import load_config, parse_config
+from firmware_host.errors import exit_status_for
+from firmware_host.rolllog import RollLog
+from firmware_host.service import build_service
+from hardware.display import NullDisplay
+from hardware.errors import PinBusy
+from hardware.lights import StatusLight
+from hardware.screens import OFFLINE_SCREEN, render_screen
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def dicetray(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *args], capture_output=True, text=True, cwd=REPO, timeout=120, **kwargs
+    )
+
+
+def laptop_config(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "laptop.toml"
+    path.write_text(
+        'camera = "sim:2"\ngpio = "mock"\ndisplay = "capture:frames"\nroll_log = "rolls.sqlite3"\n' + extra
+    )
+    return path
+
+
+def test_sigterm_under_systemd_notify_ends_cleanly(tmp_path: Path) -> None:
+    config = laptop_config(tmp_path)
+    notify = tmp_path / "notify"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as server:
+        server.bind(str(notify))
+        server.settimeout(60)
+        env = dict(os.environ, NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="200000", JOURNAL_STREAM="8:1")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "firmware_host", "run", "--config", str(config)],
+            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            messages = [server.recv(4096).decode()]
+            assert messages[0].startswith("READY=1"), messages
+            # The loop pings the watchdog at half of WATCHDOG_USEC once it processes frames.
+            while "WATCHDOG=1" not in messages[-1]:
+                messages.append(server.recv(4096).decode())
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=60)
+            while True:  # the rest of what was sent, up to STOPPING=1
+                messages.append(server.recv(4096).decode())
+                if messages[-1] == "STOPPING=1":
+                    break
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    # Journal lines: a syslog priority, no timestamp of their own.
+    assert "<6>INFO firmware_host.service: SIGTERM: stopping" in out
+    assert not any(line[3:4].isdigit() for line in out.splitlines())
+    # The display is left showing OFFLINE, and the LEDs are off (the mock pins went with the process).
+    last = sorted((tmp_path / "frames").glob("frame_*.png"))[-1]
+    with Image.open(last) as image:
+        # Compared in "L": ImageChops on a mode "1" PNG straight from disk is not reliable.
+        expected = render_screen(OFFLINE_SCREEN).convert("L")
+        assert ImageChops.difference(image.convert("L"), expected).getbbox() is None
+    with RollLog(tmp_path / "rolls.sqlite3") as roll_log:
+        assert roll_log.integrity_check() == "ok"
+
+
+def test_run_stops_after_max_frames(tmp_path: Path) -> None:
+    result = dicetray("run", "--config", str(laptop_config(tmp_path)), "--max-frames", "20")
+    assert result.returncode == 0, result.stderr
+    assert "stopping after 20 frames" in result.stdout
+
+
+def test_a_config_typo_exits_2_naming_file_and_key(tmp_path: Path) -> None:
+    config = laptop_config(tmp_path, "[pins]\nselcet = 6\n")
+    result = dicetray("run", "--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "laptop.toml" in result.stderr and "unknown key pins.selcet (did you mean 'select'?)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_missing_config_file_exits_2(tmp_path: Path) -> None:
+    result = dicetray("run", "--config", str(tmp_path / "nope.toml"))
+    assert result.returncode == 2
+    assert "nope.toml' does not exist" in result.stderr
+
+
+def test_bad_limits_are_usage_errors(tmp_path: Path) -> None:
+    result = dicetray("run", "--config", str(laptop_config(tmp_path)), "--max-frames", "0")
+    assert result.returncode == 2
+    assert "--max-frames must be at least 1, not 0" in result.stderr
+
+
+def test_a_busy_gpio_pin_is_named_and_nothing_stays_claimed(tmp_path: Path, pins) -> None:
+    config = load_config(laptop_config(tmp_path))
+    squatter = LED(18, pin_factory=pins)  # something else holds the tray light's pin
+    with pytest.raises(PinBusy, match=r"GPIO18 \(tray light strip\) is busy") as caught:
+        build_service(config, pin_factory=pins)
+    assert exit_status_for(caught.value) == 1
+    # The status LED opened before the failure was closed again: its pins are free.
+    StatusLight(pin_factory=pins).close()
+    squatter.close()
+
+
+def test_a_missing_oled_warns_once_and_the_tray_runs_without_it(tmp_path: Path, caplog) -> None:
+    # This machine has no /dev/i2c-1: exactly the tray with its display unplugged.
+    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "ssd1306"\n', source=tmp_path / "c.toml")
+    with caplog.at_level(logging.WARNING):
+        service = build_service(config)
+        try:
+            assert service.run(max_frames=15) == 0
+        finally:
+            service.close()
+    assert isinstance(service.display, NullDisplay)
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "without a display" in warnings[0].message
+    assert service.stats.frames == 15
+
+
+def test_the_service_paces_the_simulated_tray_to_the_frame_rate(tmp_path: Path) -> None:
+    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n[frames]\nfps = 10\n')
+    slept: list[float] = []
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    service = build_service(config, clock=lambda: now[0], sleep=sleep)
+    try:
+        service.run(max_frames=5)
+    finally:
+        service.close()
+    assert now[0] == pytest.approx(0.4)  # five frames at 10 fps: the first at once, then 0.1 s apart
