@@ -678,7 +678,7 @@ class LiveView:
         self._bound_port = int(server.server_address[1])
         self._started_at = time.monotonic()
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="liveview", daemon=True
+            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="liveview", daemon=True
         )
         self._thread.start()
         log.info("live view at %s", self.url)
