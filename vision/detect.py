@@ -29,6 +29,9 @@ from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout
 FloatArray = npt.NDArray[np.float64]
 Grey = npt.NDArray[np.uint8]
 
+#: Largest difference, as a matrix norm, between one pip's ellipse and its face's mean ellipse.
+ALIKE_SHAPE = 0.16
+
 #: Side in pixels of the rectified square crop of each top face.
 CROP_SIZE = 64
 
@@ -129,6 +132,7 @@ class FaceDetector:
             groups = _link(grey, pips, dark, self.config)
             for group in groups:
                 faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
+        faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
 
     def _working_scale(self, grey: npt.NDArray[np.uint8]) -> float:
@@ -148,11 +152,11 @@ class FaceDetector:
         pip_full = float(np.median(sizes)) / coarse
         scale = float(self.config.target_pip / pip_full)
         # resampling a frame by a few per cent gains nothing and costs time
-        return 1.0 if scale > 0.8 else scale
+        return 1.0 if scale > 0.9 else scale
 
 
 # pip array columns
-_X, _Y, _DIAM, _RATIO, _ANGLE, _CONTRAST, _LEVEL = range(7)
+_X, _Y, _DIAM, _RATIO, _ANGLE, _CONTRAST, _LEVEL, _FILL = range(8)
 
 
 def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: DetectorConfig) -> FloatArray:
@@ -169,7 +173,7 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     mask = ((response > config.min_contrast) & (response.astype(np.uint16) * 2 > peak)).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if count <= 1:
-        return np.zeros((0, 7))
+        return np.zeros((0, 8))
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     bw = stats[:, cv2.CC_STAT_WIDTH]
     bh = stats[:, cv2.CC_STAT_HEIGHT]
@@ -181,7 +185,7 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & ~on_border
     keep[0] = False
     if not keep.any():
-        return np.zeros((0, 7))
+        return np.zeros((0, 8))
     ys, xs = np.nonzero(mask)
     lab = labels[ys, xs]
     sel = keep[lab]
@@ -212,7 +216,7 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     ellipse_area = math.pi * 4 * np.sqrt(l1 * l2)
     fill = area[idx] / ellipse_area
     diam = 2 * np.sqrt(area[idx] / math.pi)
-    rows = np.column_stack([mx[idx], my[idx], diam, ratio, angle, contrast[idx], level[idx]])
+    rows = np.column_stack([mx[idx], my[idx], diam, ratio, angle, contrast[idx], level[idx], fill])
     good = (contrast[idx] >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > 0.55) & (fill < 1.35) & (diam >= 2.2)
     return rows[good]
 
@@ -270,8 +274,9 @@ def _surface_unbroken(
 ) -> bool:
     """Whether the surface between two pips is one face: no die edge or gap between dice on the way."""
     dist = math.hypot(b[_X] - a[_X], b[_Y] - a[_Y])
-    start = 0.75 * a[_DIAM] / dist
-    stop = 1 - 0.75 * b[_DIAM] / dist
+    # pips are measured at half their depth; their blurred rims reach about one diameter out
+    start = 1.0 * a[_DIAM] / dist
+    stop = 1 - 1.0 * b[_DIAM] / dist
     if stop <= start:
         return True
     steps = max(4, int(dist / 1.5))
@@ -370,6 +375,9 @@ def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
     if len(pips) > 6 or not _alike(pips):
         return None
     fit = fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
+    if len(pips) == 1 and (pips[0, _FILL] < 0.8 or pips[0, _CONTRAST] < 70):
+        # a lone mark needs to look more like a pip than pips among others do
+        return None
     if fit is None or not _face_surface_plain(grey, fit, pips, dark):
         return None
     return fit
@@ -393,11 +401,10 @@ def _alike(pips: FloatArray) -> bool:
     diam = pips[:, _DIAM]
     if diam.max() > 1.3 * diam.min():
         return False
-    if np.ptp(pips[:, _RATIO]) > 0.17:
-        return False
     tensors = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE])
-    spread = np.sqrt(((tensors[:, None, :] - tensors[None, :, :]) ** 2).sum(axis=2)).max()
-    return bool(spread < 0.3)
+    tensors[:, 1] *= math.sqrt(2)  # the off-diagonal term counts twice in the matrix norm
+    spread = np.sqrt(((tensors - tensors.mean(axis=0)) ** 2).sum(axis=1)).max()
+    return bool(spread < ALIKE_SHAPE)
 
 
 def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> bool:
@@ -408,7 +415,7 @@ def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool
     m = fit.matrix()
     pts = _SURFACE_GRID @ m.T + np.array(fit.center)
     d = np.hypot(pts[:, None, 0] - pips[None, :, _X], pts[:, None, 1] - pips[None, :, _Y])
-    clear = (d > 0.85 * pips[None, :, _DIAM]).all(axis=1)
+    clear = (d > 1.1 * pips[None, :, _DIAM]).all(axis=1)
     pts = pts[clear]
     h, w = grey.shape
     inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)
@@ -529,7 +536,8 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
                 or other.squareness - face.squareness > 0.12
             )
-            if dist < 0.6 * reach or (differs and dist < 1.25 * reach):
+            # a side face is small and squashed: measure its reach by the top face's size
+            if dist < 0.6 * reach or (differs and dist < 1.25 * max(size(face), size(other))):
                 drop = True
                 break
         if not drop:
@@ -540,21 +548,30 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
 def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     """Compares each face's foreshortening with the frame's top faces.
 
-    Dice lying flat under one camera are foreshortened about alike; a lone mark or a markless group
-    much more foreshortened is a side face and goes, a laid-out face is a cocked die.
+    With the camera no more than about 45 degrees off vertical, the top faces are the squarest
+    faces in view, and dice lying flat are foreshortened about alike (a little less towards the
+    camera). A lone mark or markless group much more foreshortened than the squarest faces is a
+    side face or a stray mark and goes; a laid-out face of several pips that far off is cocked.
     """
-    multi = [f.squareness for f in faces if f.layout is not None and len(f.pips) >= 2]
-    if multi:
-        reference = float(np.median(multi))
-    else:
-        singles = [f.squareness for f in faces if f.layout is not None]
-        if not singles:
-            return faces
-        reference = max(singles)
+    laid_out = [f.squareness for f in faces if f.layout is not None]
+    if len(laid_out) < 2:
+        return faces
+    reference = float(np.percentile(laid_out, 80))
     out: list[FaceCandidate] = []
     for face in faces:
-        if face.squareness >= reference - 0.15:
-            out.append(face)
-        elif face.layout is not None and len(face.pips) >= 2:
+        several = face.layout is not None and len(face.pips) >= 2
+        if several and face.squareness < reference - 0.3:
             out.append(replace(face, flags=face.flags | CandidateFlag.TILTED))
+        elif several or face.squareness >= reference - 0.2:
+            out.append(face)
+    return out
+
+
+def _face_tensor(face: FaceCandidate) -> FloatArray:
+    if not face.pips:
+        return np.array([1.0, 0.0, 1.0])
+    ratios = np.array([p.ratio for p in face.pips])
+    angles = np.array([p.angle for p in face.pips])
+    t = _shape_tensor(ratios, angles).mean(axis=0)
+    out: FloatArray = np.array([t[0], t[1] * math.sqrt(2), t[2]])
     return out
