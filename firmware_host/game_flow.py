@@ -39,6 +39,7 @@ from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
 from hardware.screens import DieCell, PlayerStatus, ScreenState
 from rules.dice import Roll
+from rules.effects import resolve_defense
 from rules.errors import RulesError
 from rules.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, Exchange, Game, GameMode, Phase, Player
 from rules.heroes import Hero
@@ -80,6 +81,8 @@ class OptionKind(str, enum.Enum):
     FIX = "fix"  # correct the value of one die
     TARGET = "target"  # attack this opponent
     DEFENSE = "defense"  # defend with this ability
+    NEW_GAME = "new-game"  # after the end: the same players again, the next seat starting
+    ACCEPT = "accept"  # keep this defensive roll (when another attempt is allowed)
     ENTER = "enter"  # key the whole roll in from the buttons (no usable reading)
 
 
@@ -193,6 +196,7 @@ class GameFlow:
         self._t = _Table()
         self._history: list[_Undo] = []
         self._current: _Undo | None = None
+        self._fresh = False
         self._events: deque[FlowEvent] = deque(maxlen=self.EVENT_MEMORY)
         self._pending: list[FlowEvent] = []
         self._turn_header()
@@ -313,8 +317,6 @@ class GameFlow:
             if any(o.kind is OptionKind.ACTIVATE for o in t.options):
                 return TrayStatus.ABILITY_READY
             return TrayStatus.NO_ABILITY
-        if t.step is Step.OVER:
-            return TrayStatus.OFF
         return TrayStatus.WAITING_FOR_INPUT
 
     def screen(self) -> ScreenState:
@@ -377,7 +379,9 @@ class GameFlow:
             return
         finally:
             self._current = None
-        if entry.game_actions or _quiet(entry.table) != _quiet(self._t):
+        if self._fresh:
+            self._fresh = False
+        elif entry.game_actions or _quiet(entry.table) != _quiet(self._t):
             self._history.append(entry)
             del self._history[: -self.UNDO_DEPTH]
 
@@ -420,8 +424,6 @@ class GameFlow:
     def _next(self) -> None:
         t = self._t
         t.message = ""
-        if t.step is Step.OVER:
-            return
         if t.step is Step.CORRECT:
             self._confirm_fix()
             return
@@ -452,6 +454,13 @@ class GameFlow:
             self._activate(option.name)
         elif kind is OptionKind.PASS:
             self._activate(None)
+        elif kind is OptionKind.NEW_GAME:
+            self._new_game()
+        elif kind is OptionKind.ACCEPT:
+            g = self._game
+            assert g.defender is not None and g.defense is not None and g.defense_roll is not None
+            effect = resolve_defense(g.defender.hero, g.defender.hero.ability(g.defense), g.defense_roll)
+            self._resolve_defense(effect.describe())
         elif kind is OptionKind.TARGET:
             assert option.index is not None
             chosen = self._act(self._game.choose_target, option.index)
@@ -552,6 +561,21 @@ class GameFlow:
             else:
                 self._await_roll(RollKind.DEFENSE)
 
+    def _new_game(self) -> None:
+        """The same players and heroes again; the next seat starts. The old game cannot be undone."""
+        old = self._game
+        start = (old.start_player + 1) % len(old.players)
+        self._game = Game.new(
+            [p.hero for p in old.players], mode=old.mode, start_player=start, names=[p.name for p in old.players]
+        )
+        self._history.clear()
+        self._fresh = True  # this step starts the history; it is not a step BACK can take back
+        self._t = _Table()
+        self._emit(FlowEventKind.NEW_GAME, f"New game: {', '.join(_who(p) for p in self._game.players)}",
+                   players=[p.name for p in self._game.players], heroes=[p.hero.id for p in self._game.players])
+        self._turn_header()
+        self._enter_phase()
+
     def _turn_header(self) -> None:
         g = self._game
         player = g.active_player
@@ -572,6 +596,7 @@ class GameFlow:
             names = " and ".join(f"{_who(p)}" for p in winners)
             t.outcome = f"{names} {'win' if len(winners) > 1 else 'wins'}"
         t.lines = [t.outcome, self._health_line()]
+        t.options, t.selected = [Option(OptionKind.NEW_GAME, "New game")], 0
         self._emit(FlowEventKind.GAME_OVER, f"Game over: {t.outcome}. {self._health_line()}",
                    winner=outcome.winner, health={p.name: g.health(p) for p in g.players})
 
@@ -586,6 +611,7 @@ class GameFlow:
             names = " and ".join(f"{_who(p)}" for p in leaders)
             t.outcome = f"Turn limit: {names} {'lead' if len(leaders) > 1 else 'leads'} with {top} HP"
         t.lines = [t.outcome, self._health_line()]
+        t.options, t.selected = [Option(OptionKind.NEW_GAME, "New game")], 0
         self._emit(FlowEventKind.GAME_OVER, f"Game over after {self._turn_limit} turns. {t.outcome}. {self._health_line()}",
                    turns=self._turn_limit, leaders=[p.index for p in leaders],
                    health={p.name: g.health(p) for p in g.players})
@@ -603,8 +629,9 @@ class GameFlow:
         g = self._game
         if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE:
             return g.roll_attempts_left > 0
-        if t.step is Step.DAMAGE and t.roll_kind is RollKind.DEFENSE:
-            return g.phase is Phase.DEFENSIVE_ROLL and g.defense_attempts_left > 0
+        if t.step is Step.CHOOSE and t.roll_kind is RollKind.DEFENSE:
+            # A defense with a second roll attempt (Ninja's Blink) takes another roll until accepted.
+            return g.phase is Phase.DEFENSIVE_ROLL and g.exchange is None and g.defense_attempts_left > 0
         return False
 
     def _await_roll(self, kind: RollKind) -> None:
@@ -707,7 +734,13 @@ class GameFlow:
             self._emit(FlowEventKind.DEFENSE,
                        f"{defender.name} defends ({g.defense}): {roll.notation()} ({symbols}) -> {effect.describe()}",
                        roll=roll.notation(), defense=g.defense, effect=effect.describe())
-            self._resolve_defense(effect.describe())
+            if g.defense_attempts_left > 0:
+                t.step, t.selected = Step.CHOOSE, 0
+                t.lines = [f"Defense: {effect.describe()}"]
+                t.options = [Option(OptionKind.ACCEPT, "Keep this defense")]
+                t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
+            else:
+                self._resolve_defense(effect.describe())
 
     def _score_offense(self, roll: Roll, hero: Hero) -> None:
         """Activations, the odds of the best alternatives with the rolls left, and the dice to keep."""
@@ -956,7 +989,7 @@ class GameFlow:
     def _prompt(self) -> str:
         t = self._t
         if t.step is Step.OVER:
-            return "Game over"
+            return "NEXT: new game"
         if t.step is Step.ROLL:
             return "Roll; NEXT: key in"
         if t.step is Step.REROLL:

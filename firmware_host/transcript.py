@@ -30,6 +30,7 @@ class FlowEventKind(str, enum.Enum):
     DAMAGE = "damage"  # damage and healing applied; health and CP after it
     UNDO = "undo"  # BACK undid the last step
     GAME_OVER = "game_over"  # the game ended: winner, draw or turn limit with the leader
+    NEW_GAME = "new_game"  # the same table starts another game
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,6 @@ class Transcript:
 
 def format_line(event: FlowEvent) -> str:
     """A turn starts a block; everything else is indented under it, so a turn reads top-down."""
-    if event.kind in (FlowEventKind.TURN, FlowEventKind.GAME_OVER):
+    if event.kind in (FlowEventKind.TURN, FlowEventKind.GAME_OVER, FlowEventKind.NEW_GAME):
         return event.text
     return "  " + event.text

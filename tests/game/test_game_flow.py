@@ -358,13 +358,59 @@ def test_the_game_ends_when_a_hero_is_defeated() -> None:
     flow.on_reading(reading(6, 6, 6, 6, 6))  # Rage!: ultimate, no defense
     select(flow, OptionKind.ACTIVATE, "Rage!")
     events = flow.on_button(NEXT)
-    assert flow.is_over and flow.status() is TrayStatus.OFF
+    assert flow.is_over and flow.status() is TrayStatus.WAITING_FOR_INPUT
     assert flow.outcome == "Ana (Barbarian) wins"
     assert events[-1].kind is FlowEventKind.GAME_OVER
-    assert flow.screen().title == "Game over"
+    assert flow.screen().title == "Game over" and flow.screen().prompt == "NEXT: new game"
     assert flow.on_reading(reading(1, 2, 3, 4, 5)) == []
     flow.on_button(BACK)  # even the last blow can be taken back
     assert not flow.is_over and flow.game.health(1) == 5
+    flow.on_button(NEXT)  # Rage! again
+    assert flow.is_over
+
+
+def test_after_the_end_next_starts_a_new_game_with_the_next_seat_first() -> None:
+    game = Game.new(["barbarian", "moon-elf"], names=["Ana", "Bo"])
+    game.set_health(1, 5)
+    flow = GameFlow(game)
+    to_offense(flow)
+    flow.on_reading(reading(6, 6, 6, 6, 6))
+    select(flow, OptionKind.ACTIVATE, "Rage!")
+    flow.on_button(NEXT)
+    events = flow.on_button(NEXT)
+    assert events[0].kind is FlowEventKind.NEW_GAME
+    assert flow.game is not game and not flow.is_over
+    assert flow.game.active_player.name == "Bo" and flow.game.health(0) == flow.game.health(1) == 50
+    assert flow.game.phase is Phase.MAIN_1  # Bo starts, so Bo skips the first income
+    assert flow.on_button(BACK)[0].text == "BACK: nothing to undo"
+    assert flow.game.phase is Phase.MAIN_1
+
+
+def test_a_defense_with_two_roll_attempts_takes_a_second_roll_until_accepted() -> None:
+    flow, transcript = new_flow(["barbarian", "ninja"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)  # Smack II against Ninja's Blink: 3 dice, 2 attempts, reroll at most 1 die
+    assert flow.expected_dice == 3
+    flow.on_reading(reading(1, 4, 6))
+    assert flow.step is Step.CHOOSE and flow.game.exchange is None
+    assert flow.expected_dice == 3 and flow.status() is TrayStatus.WAITING_FOR_INPUT
+    refused = flow.on_reading(reading(2, 5, 6))  # two dice changed: not allowed
+    assert "rerolls at most 1 die" in refused[-1].text and flow.game.defense_attempts_left == 1
+    flow.on_reading(reading(1, 4, 4))
+    assert flow.step is Step.DAMAGE and flow.game.exchange is not None
+    assert flow.game.defense_roll is not None and flow.game.defense_roll.notation() == "1 4 4"
+
+
+def test_accepting_the_first_defensive_roll_resolves_it() -> None:
+    flow, _ = new_flow(["barbarian", "ninja"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    flow.on_reading(reading(1, 4, 6))
+    assert flow.selected is not None and flow.selected.kind is OptionKind.ACCEPT
+    flow.on_button(NEXT)
+    assert flow.step is Step.DAMAGE and flow.game.health(1) == 44
 
 
 def test_a_turn_limit_ends_the_game_with_the_leader_named() -> None:
