@@ -332,7 +332,7 @@ def _bevel(res: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def _alpha(res: int, radius: float = 0.16) -> np.ndarray:
+def _alpha(res: int, radius: float = 0.2) -> np.ndarray:
     """Rounded-square mask of the face (uint8 RxR)."""
     big = res * 4
     mask = np.zeros((big, big), np.uint8)

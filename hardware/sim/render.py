@@ -113,10 +113,13 @@ def _texture_res(edge_px: float) -> int:
     return _TEX_SIZES[-1]
 
 
-def _shade(normal: np.ndarray, light: np.ndarray) -> float:
-    # Sky light from above (upward faces get more of it) plus the main light; a face straight up
-    # comes out about 1, side faces clearly darker, as in photos of dice on a table.
-    return 0.22 + 0.34 * (0.5 + 0.5 * float(normal[2])) + 0.46 * max(0.0, float(normal @ light))
+def _shade(normal: np.ndarray, light: np.ndarray, diffuse: float) -> float:
+    # A hard lamp: sky light from above (upward faces get more of it) plus the lamp, side faces
+    # clearly darker. Soft daylight: side faces only a little darker than the top. A face straight
+    # up comes out about 1 either way.
+    hard = 0.22 + 0.34 * (0.5 + 0.5 * float(normal[2])) + 0.46 * max(0.0, float(normal @ light))
+    soft = 0.74 + 0.26 * float(normal[2]) + 0.06 * float(normal @ light)
+    return (1.0 - diffuse) * hard + diffuse * soft
 
 
 def _composite(canvas: np.ndarray, tex: np.ndarray, quad: np.ndarray, gain: float) -> None:
@@ -310,10 +313,11 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
         mshift = np.float32([[1, 0, off[0] / q], [0, 1, -off[1] / q]])
         small = cv2.resize(hand_mask, (shadow.shape[1], shadow.shape[0]), interpolation=cv2.INTER_AREA)
         shadow = np.maximum(shadow, cv2.warpAffine(small, mshift, (shadow.shape[1], shadow.shape[0])) * 0.8)
-    sigma = max(cam.die_px / q * 0.12, 0.6)
+    diffuse = scene.lighting.diffuse
+    sigma = max(cam.die_px / q * (0.12 + 0.2 * diffuse), 0.6)  # soft light, soft shadows
     shadow = cv2.GaussianBlur(shadow, (0, 0), sigma)
     np.clip(shadow, 0, 1, out=shadow)
-    factor = cv2.resize(1.0 - 0.45 * shadow, (w, h), interpolation=cv2.INTER_LINEAR)
+    factor = cv2.resize(1.0 - (0.45 - 0.25 * diffuse) * shadow, (w, h), interpolation=cv2.INTER_LINEAR)
     # The tray under its light and the dice's shadows, in one pass over the frame; the dice and
     # the hand get the light's gain where they stand.
     cv2.multiply(factor, gain, dst=factor)
@@ -342,7 +346,7 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
                 tex = _face_bgra(pose.design, pose.style, value, _texture_res(max(edge, 1.0)))
                 cx, cy = quad_px.mean(axis=0)
                 local = float(gain[min(max(int(cy), 0), h - 1), min(max(int(cx), 0), w - 1)])
-                _composite(canvas, tex, quad_px, _shade(n, light) * local)
+                _composite(canvas, tex, quad_px, _shade(n, light, scene.lighting.diffuse) * local)
                 if value == up:
                     top_quad_px = quad_px
                     if scene.lighting.glare > 0 and n[2] > 0.9:
@@ -420,6 +424,9 @@ def _finish(canvas: np.ndarray, scene: TrayScene, rng: np.random.Generator) -> n
                 ox, oy = int(rng.integers(0, _NOISE_PAD)), int(rng.integers(0, _NOISE_PAD))
                 block = canvas[y0:y1, x0:x1]
                 block += field[oy : oy + y1 - y0, ox : ox + x1 - x0] * np.float32(optics.noise)
+    if optics.white_balance != (1.0, 1.0, 1.0):
+        b, g, r = optics.white_balance
+        cv2.multiply(canvas, (b, g, r, 0.0), dst=canvas)
     # Saturating conversion; noise can push a black pixel a little below 0, where |x| is as good.
     frame = cv2.convertScaleAbs(canvas)
     sigma = optics.blur * w / 640.0

@@ -231,8 +231,10 @@ BACKGROUND_KINDS = ("plain", "wood", "pattern")
 @dataclass(frozen=True)
 class Lighting:
     """Where the light comes from (azimuth and elevation in degrees), how uneven it is across the
-    frame (``gradient``, ``vignette``), an overall ``exposure`` gain, and ``glare``: the strength
-    (0..1) of a specular highlight on glossy top faces."""
+    frame (``gradient``, ``vignette``), an overall ``exposure`` gain, ``glare``: the strength
+    (0..1) of a specular highlight on glossy top faces, and ``diffuse``: how soft the light is (0: one
+    hard lamp, dark sides and crisp shadows; 1: overcast daylight, sides nearly as bright as the top,
+    faint shadows)."""
 
     azimuth_deg: float = 120.0
     elevation_deg: float = 60.0
@@ -241,6 +243,7 @@ class Lighting:
     vignette: float = 0.15
     exposure: float = 1.0
     glare: float = 0.0
+    diffuse: float = 0.5
 
     def direction(self) -> np.ndarray:
         a, e = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)
@@ -250,11 +253,13 @@ class Lighting:
 @dataclass(frozen=True)
 class Optics:
     """The camera's imperfections: sensor noise (sigma in grey levels), lens blur (sigma in px at
-    640 wide; scaled with the frame) and JPEG quality (``None``: no compression)."""
+    640 wide; scaled with the frame), JPEG quality (``None``: no compression) and a white balance
+    that is a little off (B, G, R gains), as a webcam's usually is."""
 
     noise: float = 3.0
     blur: float = 0.6
     jpeg_quality: int | None = 85
+    white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -298,6 +303,7 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         vignette=float(rng.uniform(0.0, 0.3)),
         exposure=float(rng.uniform(0.85, 1.1)),
         glare=float(rng.uniform(0.1, 0.3)) if rng.random() < 0.25 else 0.0,  # modest, as a matte tray light gives
+        diffuse=float(rng.uniform(0.2, 0.9)),
     )
 
 
@@ -306,6 +312,7 @@ def random_optics(rng: np.random.Generator) -> Optics:
         noise=float(rng.uniform(1.0, 5.0)),
         blur=float(rng.uniform(0.3, 1.0)),
         jpeg_quality=int(rng.integers(70, 95)),
+        white_balance=(float(rng.uniform(0.92, 1.1)), 1.0, float(rng.uniform(0.88, 1.06))),
     )
 
 
