@@ -133,6 +133,7 @@ class FaceDetector:
             for group in groups:
                 faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
         faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
+        faces = _drop_small_marks(faces)
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
 
     def _working_scale(self, grey: npt.NDArray[np.uint8]) -> float:
@@ -341,7 +342,7 @@ def _faces_from_group(
         else:
             faces.append(_candidate(frame, remaining[subset], fit, scale, dark, CandidateFlag.NONE))
         remaining = remaining[keep]
-    if len(remaining) >= 2 and not faces:
+    if len(remaining) >= 3 and not faces and _alike(remaining):
         faces.append(_candidate(frame, remaining, None, scale, dark, CandidateFlag.NO_LAYOUT))
     return faces
 
@@ -498,6 +499,23 @@ def _rectify(frame: Frame, fit: LayoutFit) -> Frame:
     )
     out: Frame = np.asarray(crop, dtype=np.uint8)
     return out
+
+
+def _drop_small_marks(faces: list[FaceCandidate]) -> list[FaceCandidate]:
+    """Drops faces whose marks are much smaller than the frame's pips.
+
+    Dice in one tray are about one distance from the camera, so their pips are about one size;
+    the strongest marks in the frame set that size (weighted by contrast, which is highest on
+    dice), and print on keys or labels, smaller and fainter, falls below it.
+    """
+    if len(faces) < 2:
+        return faces
+    diameters = np.array([p.diameter for f in faces for p in f.pips])
+    weights = np.array([p.contrast for f in faces for p in f.pips]) ** 2
+    order = np.argsort(diameters)
+    cumulative = np.cumsum(weights[order])
+    reference = float(diameters[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
+    return [f for f in faces if float(np.median([p.diameter for p in f.pips])) >= 0.6 * reference]
 
 
 def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
