@@ -32,6 +32,7 @@ are drawn by :func:`vision.annotate.annotate`, the same debug image ``dicetray r
 
 from __future__ import annotations
 
+import argparse
 import collections
 import dataclasses
 import enum
@@ -40,16 +41,17 @@ import json
 import logging
 import socket
 import socketserver
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import PurePath
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
 import cv2
@@ -58,6 +60,8 @@ import numpy.typing as npt
 
 from firmware_host.errors import ServiceError
 from vision.annotate import annotate
+from vision.reader import DiceReader
+from vision.settle import SettleDetector, SettleState, SettleUpdate
 from vision.types import DieReading, FrameReading
 
 __all__ = [
@@ -71,6 +75,7 @@ __all__ = [
     "PortInUse",
     "StateNotJSON",
     "to_jsonable",
+    "TrayWatch",
 ]
 
 log = logging.getLogger(__name__)
@@ -412,12 +417,12 @@ def _encode(
     """Scale down, draw the reading, encode: scaling first keeps drawing and encoding cheap."""
     image = frame
     if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        image = np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), dtype=np.uint8)
     height, width = image.shape[:2]
     if width > max_width:
         factor = max_width / width
         size = (max_width, max(1, round(height * factor)))
-        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        image = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
         if reading is not None:
             reading = _scaled(reading, factor)
     if reading is not None and reading.dice:
@@ -750,6 +755,118 @@ class LiveView:
         log.info("live view on port %d closed", self.port)
 
 
+class _Source(Protocol):
+    def read(self) -> Frame: ...
+
+    def close(self) -> None: ...
+
+
+class _Reader(Protocol):
+    def read(self, frame: Frame) -> FrameReading: ...
+
+
+class TrayWatch:
+    """Shows a camera on a live view and reads the dice each time they settle; no game, no LEDs.
+
+    For pointing and focusing the camera and checking the light before a game: what the page shows
+    is what the reader sees. The state published is ``{"tray": "empty|rolling|settled", "reads": n}``.
+
+    :param reader: reads a settled frame (default :class:`vision.reader.DiceReader`).
+    :param detector: decides when the dice settled (default :class:`vision.settle.SettleDetector`).
+    """
+
+    def __init__(
+        self, live: LiveView, *, reader: _Reader | None = None, detector: SettleDetector | None = None
+    ) -> None:
+        self.live = live
+        self.reader = reader if reader is not None else DiceReader()
+        self.detector = detector if detector is not None else SettleDetector()
+        self.reads = 0
+        self.tray: SettleState | None = None
+
+    def __repr__(self) -> str:
+        return f"<TrayWatch {self.live!r} reads={self.reads} tray={self.tray}>"
+
+    def show(self, frame: Frame, now: float) -> SettleUpdate:
+        """Take one frame captured at ``now`` (seconds): publish it, read it if it settles the dice."""
+        update = self.detector.update(frame, now=now)
+        if update.settled:
+            self.reads += 1
+            reading = self.reader.read(frame)
+            if not reading.dice:
+                self.detector.mark_empty()  # as the service does: this still scene is the empty tray
+            self.live.publish_frame(frame, reading)
+        else:
+            if update.state is SettleState.ROLLING and self.tray is not SettleState.ROLLING:
+                self.live.clear_reading()
+            self.live.publish_frame(frame)
+        if update.state is not self.tray or update.settled:
+            self.tray = update.state
+            self.live.publish_state({"tray": self.tray, "reads": self.reads})
+        return update
+
+    def run(
+        self,
+        source: _Source,
+        *,
+        frames: int | None = None,
+        stop: threading.Event | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> int:
+        """Show ``source`` until ``frames`` frames were shown or ``stop`` is set; returns the count.
+
+        The frame time is the source's ``timestamp`` when it keeps one (the simulated tray), else
+        ``clock()``.
+        """
+        shown = 0
+        while (frames is None or shown < frames) and not (stop is not None and stop.is_set()):
+            frame = source.read()
+            stamp = getattr(source, "timestamp", None)
+            self.show(frame, float(stamp) if isinstance(stamp, (int, float)) else clock())
+            shown += 1
+        return shown
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m firmware_host.liveview [--camera SPEC] [--host H] [--port N]``: a :class:`TrayWatch`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m firmware_host.liveview",
+        description="Show the tray camera with the dice read on it, in a browser (no game is played).",
+    )
+    parser.add_argument("--camera", default="sim", help="picamera, usb:N, replay:DIR, sim or sim:SEED (default sim)")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}; 0.0.0.0 for phones)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("--frames", type=int, default=None, help="stop after this many frames")
+    args = parser.parse_args(argv)
+    from firmware_host.errors import PROJECT_ERRORS, exit_status_for
+    from hardware.camera import SimulatedTraySource, open_camera
+
+    source: _Source | None = None
+    live: LiveView | None = None
+    try:
+        kind, _, seed = str(args.camera).partition(":")
+        if kind == "sim" and (not seed or seed.isdigit()):
+            # Real time, so the page shows dice tumbling at the pace they would at the table.
+            source = SimulatedTraySource(int(seed or 0), clock=time.monotonic, pace=True)
+        else:
+            source = open_camera(args.camera)
+        live = LiveView(args.host, args.port)
+        live.start()
+        print(f"live view at {live.url} (Ctrl-C stops)", flush=True)
+        TrayWatch(live).run(source, frames=args.frames)
+        return 0
+    except KeyboardInterrupt:
+        return 0
+    except PROJECT_ERRORS as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return exit_status_for(error)
+    finally:
+        if live is not None:
+            live.close()
+        if source is not None:
+            source.close()
+
+
 PAGE = """<!doctype html>
 <html lang="en">
 <head>
@@ -837,3 +954,7 @@ poll(); setInterval(poll, 1000);
 </body>
 </html>
 """
+
+
+if __name__ == "__main__":
+    sys.exit(main())
