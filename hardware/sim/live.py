@@ -173,7 +173,8 @@ class SimulatedTraySource:
         if isinstance(background, str):
             background = random_background(self._rng, background)
         self.background = background or Background("wood", (170, 205, 222), seed)
-        self.lighting = lighting or random_lighting(self._rng)
+        # No glare unless asked for: the live tray stands in for a tray under a matte light.
+        self.lighting = lighting or replace(random_lighting(self._rng), glare=0.0)
         self.optics = optics or Optics(noise=2.5, blur=0.5, jpeg_quality=None)
         self.design = design or DieDesign.pips()
         self.style = style or STYLE_PRESETS[0]
