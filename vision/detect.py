@@ -402,6 +402,9 @@ def _alike(pips: FloatArray) -> bool:
     diam = pips[:, _DIAM]
     if diam.max() > 1.3 * diam.min():
         return False
+    contrast = pips[:, _CONTRAST]
+    if contrast.max() > 1.6 * contrast.min():
+        return False  # one ink on one face: a much fainter mark is on another surface
     tensors = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE])
     tensors[:, 1] *= math.sqrt(2)  # the off-diagonal term counts twice in the matrix norm
     spread = np.sqrt(((tensors - tensors.mean(axis=0)) ** 2).sum(axis=1)).max()
@@ -515,7 +518,13 @@ def _drop_small_marks(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     order = np.argsort(diameters)
     cumulative = np.cumsum(weights[order])
     reference = float(diameters[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
-    return [f for f in faces if float(np.median([p.diameter for p in f.pips])) >= 0.6 * reference]
+    strongest = float(np.percentile([p.contrast for f in faces for p in f.pips], 75))
+    return [
+        f
+        for f in faces
+        if float(np.median([p.diameter for p in f.pips])) >= 0.6 * reference
+        and (len(f.pips) > 1 or f.pips[0].contrast >= 0.6 * strongest)
+    ]
 
 
 def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
