@@ -217,6 +217,15 @@ class DemoTable:
         """Sets any die the reader got wrong to what the player sees; True if one was."""
         flow = self.flow
         truth = self._truth_for(flow.dice)
+        leaning = [i for i, t in enumerate(truth) if t is not None and t.status is DieStatus.COCKED]
+        if leaning and self._rerolls_in_a_row < 2:
+            # A die leaning on another was read anyway: at the table it does not count. BACK takes
+            # the roll back, and only the leaning die is thrown again, for the same attempt.
+            self._rerolls_in_a_row += 1
+            keep = self._layout_indices([i for i in range(len(flow.dice)) if i not in leaning])
+            self._press(ButtonEvent.BACK)
+            self._throw(keep=(), layout_keep=keep)
+            return True
         for index, (die, true) in enumerate(zip(flow.dice, truth)):
             if true is None or die.value == true.value:
                 continue
@@ -231,11 +240,15 @@ class DemoTable:
 
     # ----------------------------------------------------------------------------- the tray
 
-    def _throw(self, keep: Sequence[int]) -> None:
-        """Throws every die not kept (the dice the roll needs), then runs the tray until it is read."""
+    def _throw(self, keep: Sequence[int], layout_keep: Sequence[int] | None = None) -> None:
+        """Throws every die not kept (the dice the roll needs), then runs the tray until it is read.
+
+        ``keep`` counts the flow's dice left to right; ``layout_keep`` the simulator's own.
+        """
         flow = self.flow
         needed = flow.expected_dice
-        layout_keep = self._layout_indices(keep) if keep else ()
+        if layout_keep is None:
+            layout_keep = self._layout_indices(keep) if keep else ()
         thrown = needed - len(layout_keep)
         self._throws += 1
         cocked: tuple[int, ...] = ()

@@ -405,9 +405,14 @@ class GameFlow:
         self._t = entry.table
         self._t.message = ""
         self._t.rolling = False
+        g = self._game
+        where = f"BACK: back to the {g.phase.title}"
+        if g.phase is Phase.OFFENSIVE_ROLL:
+            made = g.offensive_attempts
+            where += f" after roll {made}/{OFFENSIVE_ROLL_ATTEMPTS}" if made else " before the first roll"
         self._emit(
             FlowEventKind.UNDO,
-            f"BACK: undone, {self._game.phase.title} ({self._t.step.value})",
+            where,
             undone=undone.value,
             step=self._t.step.value,
             phase=self._game.phase.value,
