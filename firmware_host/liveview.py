@@ -930,11 +930,12 @@ function showState(state) {
     if (screen.banner) text += screen.banner + "\\n";
     (screen.lines || []).forEach((line, i) => { text += (i === screen.selected ? "> " : "  ") + line.replace("\\t", "  ") + "\\n"; });
     if (screen.prompt) text += "[" + screen.prompt + "]\\n";
-    const rest = Object.assign({}, state); delete rest.screen;
-    if (Object.keys(rest).length) text += "\\n" + JSON.stringify(rest, null, 1);
-  } else {
-    text = Object.keys(state).length ? JSON.stringify(state, null, 1) : "no game state yet";
   }
+  for (const [key, value] of Object.entries(state)) {
+    if (key === "screen" && screen && typeof screen === "object") continue;
+    text += key + ": " + (typeof value === "object" ? JSON.stringify(value) : String(value)) + "\\n";
+  }
+  if (!text) text = "no game state yet";
   document.getElementById("game").textContent = text;
 }
 async function poll() {
