@@ -1,3 +1,26 @@
 """Tray and die profiles: building them (from labelled shots, by clustering free rolls, or live),
 saving and loading them, and checking them.
+
+Die profiles (:mod:`calibration.profiles`)::
+
+    from calibration.build import build_from_folder
+    from calibration.profiles import load_profile, save_profile, list_profiles, remove_profile
+
+    profile = build_from_folder("barbarian", "photos/")   # DIR/<label>/*.png + faces.toml
+    save_profile(profile)                                  # state dir: profiles/barbarian/
+    profile = load_profile("barbarian")                    # or a path to the folder / profile.json
+    profile.classifier().match(crop)                       # FaceMatch: face, status, confidence
+    profile.face("sword-2").value                          # 2
+
+- :class:`~calibration.profiles.DieProfile`: ``name``, ``faces`` (each a
+  :class:`vision.profile_reader.CalibratedFace`: ``label``, ``value`` 1-6, optional ``symbol``,
+  ``pips``), ``exemplars`` (label -> square crops), ``settings`` (fitted
+  :class:`vision.profile_reader.MatcherSettings`), ``classifier()``.
+- :func:`~calibration.build.build_from_folder` / :func:`~calibration.build.build_profile`: checks (an
+  empty folder, a face without examples, two faces alike, corrupt photos) and fitting
+  (:mod:`calibration.fitting`: accept distance and the confidence table, from held-out reads).
+- Errors: :class:`~calibration.errors.ProfileError` (``ValueError``) names the file and the problem;
+  :class:`~calibration.errors.CalibrationMissing` (``LookupError``) when there is no such profile.
+
+Command line: ``dicetray calibrate die NAME --from DIR``, ``dicetray profiles list|show|remove``.
 """

@@ -3,8 +3,112 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
+
+from firmware_host.errors import UsageError
 
 
 def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     """Adds this module's subcommands to the `dicetray` parser."""
+    calibrate = subparsers.add_parser(
+        "calibrate",
+        help="build tray and die profiles",
+        description="Learn what the empty tray or a custom die set looks like, and save it as a profile.",
+    )
+    kinds = calibrate.add_subparsers(dest="kind", metavar="KIND", parser_class=type(calibrate))
+    calibrate.set_defaults(handler=lambda args: _missing_kind(calibrate))
+
+    die = kinds.add_parser(
+        "die",
+        help="learn a custom die set's faces",
+        description=(
+            "From labelled photos (--from DIR: one subfolder of photos per face label, faces.toml for "
+            "numbers and symbols) or by clustering the top faces of free rolls (--auto DIR --faces N)."
+        ),
+    )
+    die.add_argument("name", metavar="NAME", help="profile name, e.g. barbarian")
+    source = die.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from", dest="source", metavar="DIR", type=Path, help="folder of labelled face photos")
+    source.add_argument("--auto", metavar="DIR", type=Path, help="folder of frames of free rolls")
+    die.add_argument("--faces", type=int, default=6, metavar="N", help="how many distinct faces the die has (--auto)")
+    die.add_argument(
+        "--labels", metavar="FILE", type=Path, help="name the clusters from this TOML file instead of asking (--auto)"
+    )
+    die.add_argument("--sheets", metavar="DIR", type=Path, help="where to write the contact sheets (--auto)")
+    die.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
+    die.set_defaults(handler=run_die)
+
+    tray = kinds.add_parser(
+        "tray",
+        help="learn the empty tray",
+        description="Learn the empty tray: background, region of interest, ArUco corner markers, die size.",
+    )
+    tray.add_argument("--from", dest="images", nargs="+", required=True, metavar="IMAGE", type=Path,
+                      help="photos of the empty tray (several: their median is used)")
+    tray.add_argument("--dice", nargs="*", default=[], metavar="IMAGE", type=Path,
+                      help="photos of the tray with dice in it, to measure the die size")
+    tray.add_argument("--name", default="tray", help="profile name (default: tray)")
+    tray.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
+    tray.set_defaults(handler=run_tray)
+
+
+def _missing_kind(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def run_die(args: argparse.Namespace) -> int:
+    from calibration.profiles import profile_path, save_profile
+
+    target = profile_path(args.name)
+    if target.exists() and not args.force:
+        raise UsageError(f"profile {args.name!r} exists already at {str(target)!r}; pass --force to replace it")
+    if args.source is not None:
+        from calibration.build import build_from_folder
+
+        profile = build_from_folder(args.name, args.source)
+    else:
+        profile = _auto(args)
+    folder = save_profile(profile, overwrite=args.force)
+    fit = profile.fit
+    print(
+        f"saved die profile {profile.name!r} to {str(folder)!r}: {len(profile.faces)} faces, "
+        f"{profile.exemplar_count()} examples; held out {fit.get('held_out_right', 0)}/{fit.get('held_out_reads', 0)} read right"
+    )
+    for face in profile.faces:
+        symbol = f" symbol {face.symbol}" if face.symbol else ""
+        pips = " (pips)" if face.pips else ""
+        print(f"  {face.label}: {face.value}{symbol}{pips}, {len(profile.exemplars.get(face.label, ()))} examples")
+    return 0
+
+
+def _auto(args: argparse.Namespace) -> Any:
+    from calibration.auto import ask_names, cluster_folder, names_from_file, profile_from_clusters
+
+    if args.faces < 1 or args.faces > 6 * 4:
+        raise UsageError(f"--faces {args.faces!r}: a die has 1 to 24 faces")
+    sheets = args.sheets if args.sheets is not None else Path(f"{args.name}-clusters")
+    clustering = cluster_folder(args.auto, args.faces, sheets)
+    print(f"found {clustering.crop_count} top faces in {clustering.frame_count} frames; {len(clustering.clusters)} clusters:")
+    for cluster in clustering.clusters:
+        print(f"  cluster {cluster.number}: {len(cluster.members)} faces, sheet {str(cluster.sheet)!r}")
+    for warning in clustering.warnings:
+        print(f"  warning: {warning}")
+    if args.labels is not None:
+        names = names_from_file(args.labels, clustering)
+    else:
+        if not sys.stdin.isatty():
+            raise UsageError("--auto needs --labels FILE when there is no terminal to ask at")
+        names = ask_names(clustering, input, print)
+    return profile_from_clusters(args.name, clustering, names, source=str(args.auto))
+
+
+def run_tray(args: argparse.Namespace) -> int:
+    from calibration.tray import calibrate_tray_from_files, save_tray_profile
+
+    profile = calibrate_tray_from_files(args.name, args.images, args.dice)
+    folder = save_tray_profile(profile, overwrite=args.force)
+    print(f"saved tray profile {profile.name!r} to {str(folder)!r}: {profile.describe()}")
+    return 0

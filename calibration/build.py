@@ -1,0 +1,205 @@
+"""Building a die profile from labelled example photos (``dicetray calibrate die NAME --from DIR``).
+
+``DIR`` holds one subfolder per face label with photos of that face up: single-die crops or frames
+with one die in them. Folders named 1-6 mean that number. Any other label needs an entry in
+``DIR/faces.toml``::
+
+    [faces.sword-1]
+    value = 1
+    symbol = "sword"
+
+    [faces.6]
+    pips = true        # this face shows pips: the pip reader may read it too
+
+A face marked ``pips = true`` may have no folder at all. Every problem is a :class:`ProfileError`
+that names the folder or file: an empty folder, a face without examples, a photo without a die or
+with several, two faces that look the same (the pair is named), an unreadable image.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.errors import ProfileError
+from calibration.fitting import fit
+from calibration.profiles import DieProfile, check_label, check_name
+from vision.detect import CROP_SIZE, CandidateFlag, FaceDetector
+from vision.errors import ImageLoadError
+from vision.imageio import load_image
+from vision.profile_reader import BodyDetector, CalibratedFace
+
+Crop = npt.NDArray[np.uint8]
+
+FACES_FILE = "faces.toml"
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
+
+#: Most example crops kept per face: more add little and slow the reader down.
+MAX_EXEMPLARS = 24
+
+#: A photo no larger than this on its longest side, and about square, may be the face crop itself.
+_CROP_LIKE = 200
+
+
+def read_faces_file(path: Path) -> dict[str, dict[str, Any]]:
+    """The ``[faces.LABEL]`` tables of a ``faces.toml``; problems name the file and the key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ProfileError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ProfileError(f"{str(path)!r}: not valid TOML: {error}") from None
+    unknown = sorted(set(data) - {"faces", "clusters"})
+    if unknown:
+        raise ProfileError(f"{str(path)!r}: unknown table {unknown[0]!r} (expected [faces.LABEL])")
+    faces = data.get("faces", {})
+    if not isinstance(faces, dict):
+        raise ProfileError(f"{str(path)!r}: 'faces' must be a table of [faces.LABEL] tables")
+    out: dict[str, dict[str, Any]] = {}
+    for label, entry in faces.items():
+        where = f"{path}: faces.{label}"
+        check_label(str(label))
+        if not isinstance(entry, dict):
+            raise ProfileError(f"{where!r}: must be a table")
+        extra = sorted(set(entry) - {"value", "symbol", "pips"})
+        if extra:
+            raise ProfileError(f"{where!r}: unknown key {extra[0]!r} (expected value, symbol, pips)")
+        out[str(label)] = dict(entry)
+    return out
+
+
+def face_for(label: str, entry: Mapping[str, Any] | None, where: str) -> CalibratedFace:
+    """The face a label stands for, from its ``faces.toml`` entry or its name (1-6)."""
+    entry = entry or {}
+    value = entry.get("value")
+    if value is None:
+        if label in {"1", "2", "3", "4", "5", "6"}:
+            value = int(label)
+        else:
+            raise ProfileError(
+                f"{where!r}: face {label!r} has no number: add [faces.{label}] value = 1..6 to {FACES_FILE}"
+            )
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        raise ProfileError(f"{where!r}: face {label!r}: value must be a number 1-6, not {value!r}")
+    symbol = entry.get("symbol")
+    if symbol is not None and not isinstance(symbol, str):
+        raise ProfileError(f"{where!r}: face {label!r}: symbol must be text, not {symbol!r}")
+    pips = entry.get("pips", False)
+    if not isinstance(pips, bool):
+        raise ProfileError(f"{where!r}: face {label!r}: pips must be true or false, not {pips!r}")
+    return CalibratedFace(label, value, symbol, pips)
+
+
+def crop_from_image(image: Crop, source: str, detector: BodyDetector | None = None) -> Crop:
+    """The square top-face crop of the one die in a calibration photo.
+
+    The die is found by its body (artwork faces), else by its pips; a small, square photo with no
+    die found in it is taken to be the face crop itself.
+
+    :raises ProfileError: no die, or several, in the photo (the message names it).
+    """
+    detector = detector or BodyDetector()
+    single = detector.find_single(image)
+    if single is not None:
+        return single.crop
+    bodies = [c for c in detector.find(image) if not c.flags & CandidateFlag.TOUCHES_FRAME_EDGE]
+    if len(bodies) == 1:
+        return bodies[0].crop
+    if len(bodies) > 1:
+        raise ProfileError(f"{source!r}: found {len(bodies)} dice; a calibration photo shows one die")
+    pips = [c for c in FaceDetector().find(image) if c.layout is not None]
+    if len(pips) == 1:
+        return pips[0].crop
+    h, w = image.shape[:2]
+    if max(h, w) <= _CROP_LIKE and 0.8 <= w / h <= 1.25:
+        square: Crop = cv2.resize(image, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_AREA)
+        return square
+    if len(pips) > 1:
+        raise ProfileError(f"{source!r}: found {len(pips)} dice; a calibration photo shows one die")
+    raise ProfileError(f"{source!r}: no die found; a calibration photo shows one die on the tray")
+
+
+def images_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def build_profile(
+    name: str,
+    faces: Sequence[CalibratedFace],
+    exemplars: Mapping[str, Sequence[Crop]],
+    *,
+    source: str = "",
+    seed: int = 0,
+) -> DieProfile:
+    """A profile from faces and their crops: checks every face has examples (pip faces excepted)
+    and no two faces look alike, then fits the matcher.
+
+    :raises ProfileError: naming the face or the pair of faces.
+    """
+    check_name(name)
+    if not faces:
+        raise ProfileError(f"{source or name!r}: no faces to calibrate")
+    for face in faces:
+        if not exemplars.get(face.label) and not face.pips:
+            raise ProfileError(f"{source or name!r}: face {face.label!r} has no examples")
+    kept = {face.label: tuple(exemplars.get(face.label, ()))[:MAX_EXEMPLARS] for face in faces}
+    fitted = fit(faces, kept, seed=seed)
+    if fitted.alike:
+        pairs = "; ".join(f"{a!r} and {b!r} ({n} of {t} examples closer to the other)" for a, b, n, t in fitted.alike)
+        raise ProfileError(
+            f"{source or name!r}: faces look the same: {pairs}; check the photos are sorted into the right folders"
+        )
+    return DieProfile(name=name, faces=tuple(faces), exemplars=kept, settings=fitted.settings, fit=dict(fitted.report))
+
+
+def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 0) -> DieProfile:
+    """Builds a die profile from a folder of labelled photos (see the module docstring).
+
+    :raises ProfileError: naming the folder, file or faces at fault.
+    """
+    check_name(name)
+    root = Path(folder)
+    if not root.is_dir():
+        raise ProfileError(f"not a folder: {str(root)!r}")
+    faces_file = root / FACES_FILE
+    entries = read_faces_file(faces_file) if faces_file.is_file() else {}
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders and not any(e.get("pips") for e in entries.values()):
+        raise ProfileError(f"{str(root)!r}: no face folders (expected one subfolder of photos per face label)")
+    labels = [p.name for p in folders]
+    for label in labels:
+        check_label(label)
+    faces: list[CalibratedFace] = []
+    exemplars: dict[str, list[Crop]] = {}
+    detector = BodyDetector()
+    for sub in folders:
+        where = str(faces_file if sub.name in entries else sub)
+        face = face_for(sub.name, entries.get(sub.name), where)
+        photos = images_in(sub)
+        if not photos:
+            raise ProfileError(f"{str(sub)!r}: face {sub.name!r} has no examples (no photos in its folder)")
+        crops = []
+        for photo in photos:
+            try:
+                image = load_image(photo)
+            except ImageLoadError as error:
+                raise ProfileError(f"corrupt example photo: {error}") from None
+            crops.append(crop_from_image(image, str(photo), detector))
+        faces.append(face)
+        exemplars[face.label] = crops
+    for label, entry in entries.items():
+        if label in exemplars:
+            continue
+        face = face_for(label, entry, str(faces_file))
+        if not face.pips:
+            raise ProfileError(f"{str(faces_file)!r}: face {label!r} has no examples (no folder {label!r} in {str(root)!r})")
+        faces.append(face)
+    faces.sort(key=lambda f: (f.value, f.label))
+    return build_profile(name, faces, exemplars, source=str(root), seed=seed)

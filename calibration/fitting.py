@@ -1,0 +1,172 @@
+"""Fitting a profile's matcher settings on its own exemplars, and checking the faces apart.
+
+Every exemplar is read *held out*: against all the other exemplars, as itself and in a few
+perturbed copies (another gain and offset, a shading gradient, sensor noise, a little blur, a
+small turn, shift and scale as an imperfect crop would have, any quarter turn). From those reads:
+
+* ``accept_distance``: 1.5x the 99.5th percentile distance of the right reads. A face from another
+  die set lies farther from every exemplar than that and is ``unreadable``.
+* the confidence table: the reads sorted by margin (how much closer the best face is than the
+  next), grouped, and the fraction right in each group made monotone (pool adjacent violators),
+  with one right and one wrong read added at margin 0 (a tie is a coin toss). So a confidence of
+  0.9 means about 9 in 10 held-out reads with that margin were right.
+* faces that look alike: two faces whose exemplars are, held out, often nearest the other face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.profile_reader import (
+    CalibratedFace,
+    ConfidenceTable,
+    MatcherSettings,
+    ProfileClassifier,
+    face_descriptor,
+)
+
+Crop = npt.NDArray[np.uint8]
+
+#: Perturbed copies read per exemplar, besides the exemplar itself.
+PERTURBATIONS = 6
+
+
+@dataclass(frozen=True)
+class HeldOutRead:
+    """One held-out read: the face it was, the face read, the distance and the margin."""
+
+    truth: int
+    read: int
+    distance: float
+    margin: float
+
+    @property
+    def right(self) -> bool:
+        return self.truth == self.read
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The fitted settings, the pairs of faces that look alike, and figures for the record."""
+
+    settings: MatcherSettings
+    alike: tuple[tuple[str, str, int, int], ...]  # label a, label b, confusions, reads of the pair
+    report: Mapping[str, Any]
+
+
+def perturb(crop: Crop, rng: np.random.Generator) -> Crop:
+    """A copy of ``crop`` as another shot of the same face might look."""
+    size = crop.shape[0]
+    image = np.ascontiguousarray(np.rot90(crop, int(rng.integers(4))))
+    centre = (size / 2.0 + rng.uniform(-0.02, 0.02) * size, size / 2.0 + rng.uniform(-0.02, 0.02) * size)
+    matrix = cv2.getRotationMatrix2D(centre, float(rng.uniform(-5, 5)), float(rng.uniform(0.96, 1.04)))
+    image = cv2.warpAffine(image, matrix, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    out = image.astype(np.float32)
+    h, w = out.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gradient = 1.0 + float(rng.uniform(-0.25, 0.25)) * (xx / w - 0.5) + float(rng.uniform(-0.25, 0.25)) * (yy / h - 0.5)
+    if out.ndim == 3:
+        gradient = gradient[..., None]
+    out = out * float(rng.uniform(0.7, 1.25)) * gradient + float(rng.uniform(-20, 20))
+    sigma = float(rng.uniform(0.0, 0.9))
+    if sigma > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    out = out + rng.normal(0.0, float(rng.uniform(1.0, 4.0)), out.shape).astype(np.float32)
+    result: Crop = np.clip(out, 0, 255).astype(np.uint8)
+    return result
+
+
+def held_out_reads(
+    classifier: ProfileClassifier, crops: Sequence[Crop], perturbations: int = PERTURBATIONS, seed: int = 0
+) -> tuple[list[HeldOutRead], list[HeldOutRead]]:
+    """Reads every exemplar held out: ``(plain reads, perturbed reads)``.
+
+    ``crops`` are the classifier's exemplars in the order it was given them. Faces with a single
+    exemplar cannot be read held out and are skipped.
+    """
+    rng = np.random.default_rng(seed)
+    owners = classifier.exemplar_faces
+    counts = np.bincount(np.asarray(owners, dtype=np.intp), minlength=len(classifier.faces))
+    plain: list[HeldOutRead] = []
+    perturbed: list[HeldOutRead] = []
+    for index, (crop, truth) in enumerate(zip(crops, owners)):
+        if counts[truth] < 2:
+            continue
+        for copy in range(perturbations + 1):
+            image = crop if copy == 0 else perturb(crop, rng)
+            distances = classifier.descriptor_distances(face_descriptor(image), exclude=index)
+            order = np.argsort(distances)
+            first = int(order[0])
+            second = float(distances[order[1]]) if len(order) > 1 and np.isfinite(distances[order[1]]) else 2.0
+            read = HeldOutRead(truth, first, float(distances[first]), second - float(distances[first]))
+            (plain if copy == 0 else perturbed).append(read)
+    return plain, perturbed
+
+
+def confidence_table(reads: Sequence[HeldOutRead], groups: int = 8) -> ConfidenceTable:
+    """The monotone map from margin to the fraction of reads right (see the module docstring)."""
+    margins = [0.0, 0.0] + [r.margin for r in reads]
+    right = [1.0, 0.0] + [1.0 if r.right else 0.0 for r in reads]
+    order = np.argsort(margins, kind="stable")
+    m = np.asarray(margins)[order]
+    y = np.asarray(right)[order]
+    chunks = np.array_split(np.arange(len(m)), min(groups, len(m)))
+    edges = [float(m[c[0]]) for c in chunks if len(c)]
+    sums = [float(y[c].sum()) for c in chunks if len(c)]
+    sizes = [float(len(c)) for c in chunks if len(c)]
+    # Pool adjacent violators: merge groups until the fraction right never falls as margin grows.
+    blocks = [[e, s, n] for e, s, n in zip(edges, sums, sizes)]
+    merged: list[list[float]] = []
+    for block in blocks:
+        merged.append(block)
+        while len(merged) > 1 and merged[-2][1] / merged[-2][2] > merged[-1][1] / merged[-1][2]:
+            last = merged.pop()
+            merged[-1][1] += last[1]
+            merged[-1][2] += last[2]
+    edges_out = [0.0] + [b[0] for b in merged[1:]]
+    values = [round(b[1] / b[2], 4) for b in merged]
+    return ConfidenceTable(tuple(edges_out), tuple(values))
+
+
+def fit(faces: Sequence[CalibratedFace], exemplars: Mapping[str, Sequence[Crop]], seed: int = 0) -> Fit:
+    """Fits the matcher settings for these faces and finds faces that look alike."""
+    pairs = [(face, tuple(exemplars.get(face.label, ()))) for face in faces]
+    crops = [crop for _, face_crops in pairs for crop in face_crops]
+    probe = ProfileClassifier(pairs, MatcherSettings(accept_distance=2.0, min_confidence=0.0))
+    plain, perturbed = held_out_reads(probe, crops, seed=seed)
+    reads = plain + perturbed
+    right = [r.distance for r in reads if r.right]
+    if right:
+        accept = float(np.clip(1.5 * np.quantile(right, 0.995), 0.01, 2.0))
+    else:
+        accept = MatcherSettings().accept_distance
+    accepted = [r for r in reads if r.distance <= accept]
+    table = confidence_table(accepted)
+    settings = MatcherSettings(accept_distance=accept, min_confidence=0.5, confidence=table)
+
+    confusions: dict[tuple[int, int], int] = {}
+    totals: dict[tuple[int, int], int] = {}
+    per_face = np.bincount(np.asarray(probe.exemplar_faces, dtype=np.intp), minlength=len(faces))
+    for r in plain:
+        if not r.right:
+            key = (min(r.truth, r.read), max(r.truth, r.read))
+            confusions[key] = confusions.get(key, 0) + 1
+    alike = []
+    for (a, b), count in sorted(confusions.items()):
+        total = int(per_face[a] + per_face[b])
+        totals[(a, b)] = total
+        if count >= 2 and count >= 0.25 * total:
+            alike.append((faces[a].label, faces[b].label, count, total))
+    report = {
+        "held_out_reads": len(reads),
+        "held_out_right": sum(1 for r in reads if r.right),
+        "held_out_accepted": len(accepted),
+        "exemplars": len(crops),
+    }
+    return Fit(settings, tuple(alike), report)

@@ -1,0 +1,419 @@
+"""Die and tray profiles on disk: a versioned JSON manifest plus images, one folder per profile.
+
+A die profile lives in ``profiles_directory()/NAME/``::
+
+    profile.json                   the manifest (below)
+    exemplars/LABEL/00.png ...     the example crops of each face, square, as the reader sees them
+
+``profile.json``::
+
+    {"format": "dicetray-die-profile", "version": 1, "kind": "die", "name": "barbarian",
+     "created": "2026-11-29T11:20:00Z",
+     "faces": [{"label": "sword-1", "value": 1, "symbol": "sword", "pips": false,
+                "exemplars": ["exemplars/sword-1/00.png", ...]}, ...],
+     "matcher": {"accept_distance": 0.06, "min_confidence": 0.5,
+                 "confidence": {"edges": [...], "values": [...]}},
+     "fit": {...}}
+
+A tray profile (``kind: "tray"``) is described in :mod:`calibration.tray`; both kinds share the
+folder, the manifest name and :func:`list_profiles` / :func:`remove_profile`.
+
+Loading checks everything and names the file and the problem (:class:`ProfileError`); a missing
+profile is :class:`CalibrationMissing`. Saving writes a new folder next to the old one and swaps it
+in, so a failed save never loses the profile that was there.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.errors import CalibrationMissing, ProfileError
+from calibration.paths import profiles_directory
+from vision.errors import ImageLoadError
+from vision.imageio import load_image
+from vision.profile_reader import CalibratedFace, ConfidenceTable, MatcherSettings, ProfileClassifier
+
+MANIFEST = "profile.json"
+DIE_FORMAT = "dicetray-die-profile"
+FORMAT_VERSION = 1
+
+Crop = npt.NDArray[np.uint8]
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+
+
+def check_name(name: str) -> str:
+    """A profile name: lowercase letters, digits, ``-``, ``_``, ``.``; at most 64 characters."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ProfileError(
+            f"bad profile name {name!r}: use lowercase letters, digits, '-', '_' or '.', starting with a letter or digit"
+        )
+    return name
+
+
+def check_label(label: str) -> str:
+    """A face label: letters, digits, ``-``, ``_``, ``.``, ``+``; it names a folder on disk."""
+    if not isinstance(label, str) or not _LABEL.match(label):
+        raise ProfileError(f"bad face label {label!r}: use letters, digits, '-', '_', '.' or '+'")
+    return label
+
+
+@dataclass(frozen=True, eq=False)
+class DieProfile:
+    """A calibrated die set: its faces, example crops of each, and the fitted matcher settings.
+
+    ``exemplars`` maps each face label to its crops (square BGR uint8). ``fit`` records how the
+    settings were fitted (held-out reads, accuracy), for ``dicetray profiles show``.
+    """
+
+    name: str
+    faces: tuple[CalibratedFace, ...]
+    exemplars: Mapping[str, tuple[Crop, ...]] = field(repr=False)
+    settings: MatcherSettings = field(default_factory=MatcherSettings)
+    created: str = ""
+    fit: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        labels = [face.label for face in self.faces]
+        for label in labels:
+            check_label(label)
+        if len(set(labels)) != len(labels):
+            raise ProfileError(f"profile {self.name!r}: face labels repeat: {labels!r}")
+        unknown = sorted(set(self.exemplars) - set(labels))
+        if unknown:
+            raise ProfileError(f"profile {self.name!r}: exemplars for unknown faces {unknown!r}")
+        if not self.created:
+            object.__setattr__(self, "created", _now())
+
+    def face(self, label: str) -> CalibratedFace:
+        """The face with this label.
+
+        :raises LookupError: (``CalibrationMissing``) no such face.
+        """
+        for face in self.faces:
+            if face.label == label:
+                return face
+        raise CalibrationMissing(f"profile {self.name!r} has no face {label!r}")
+
+    def classifier(self, pip_reader: Any = None) -> ProfileClassifier:
+        """A :class:`~vision.profile_reader.ProfileClassifier` reading this die set."""
+        pairs = [(face, self.exemplars.get(face.label, ())) for face in self.faces]
+        return ProfileClassifier(pairs, self.settings, pip_reader=pip_reader)
+
+    def exemplar_count(self) -> int:
+        return sum(len(crops) for crops in self.exemplars.values())
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready description (``dicetray profiles show --json``)."""
+        return {
+            "name": self.name,
+            "kind": "die",
+            "created": self.created,
+            "faces": [
+                {
+                    "label": f.label,
+                    "value": f.value,
+                    "symbol": f.symbol,
+                    "pips": f.pips,
+                    "exemplars": len(self.exemplars.get(f.label, ())),
+                }
+                for f in self.faces
+            ],
+            "matcher": _settings_json(self.settings),
+            "fit": dict(self.fit),
+        }
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _settings_json(settings: MatcherSettings) -> dict[str, Any]:
+    return {
+        # Full precision: a saved profile reads exactly as the one in memory.
+        "accept_distance": float(settings.accept_distance),
+        "min_confidence": float(settings.min_confidence),
+        "confidence": {
+            "edges": [float(e) for e in settings.confidence.edges],
+            "values": [float(v) for v in settings.confidence.values],
+        },
+    }
+
+
+# -- where profiles are -----------------------------------------------------------------------
+
+
+def profile_path(name_or_path: str | os.PathLike[str]) -> Path:
+    """The folder of a profile given by saved name or by path (a folder or its ``profile.json``)."""
+    text = os.fspath(name_or_path)
+    candidate = Path(text)
+    if os.sep in text or text.startswith(".") or candidate.suffix == ".json" or candidate.is_dir():
+        if candidate.name == MANIFEST or candidate.suffix == ".json":
+            return candidate.parent
+        return candidate
+    return profiles_directory() / check_name(text)
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The parsed manifest of the profile in ``folder``.
+
+    :raises CalibrationMissing: there is no profile there.
+    :raises ProfileError: the manifest is not readable JSON of a known format and version.
+    """
+    manifest = folder / MANIFEST
+    if not folder.is_dir() or not manifest.is_file():
+        raise CalibrationMissing(f"no profile at {str(folder)!r} (no {MANIFEST} there)")
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ProfileError(f"{str(manifest)!r}: cannot read: {error}") from None
+    except json.JSONDecodeError as error:
+        raise ProfileError(f"{str(manifest)!r}: not valid JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"{str(manifest)!r}: must hold a JSON object, not {type(data).__name__}")
+    version = data.get("version")
+    if version != FORMAT_VERSION:
+        raise ProfileError(f"{str(manifest)!r}: unsupported version {version!r} (this build reads {FORMAT_VERSION})")
+    return data
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
+    """Loads a die profile by saved name or path, checking every field and exemplar.
+
+    :raises CalibrationMissing: no such profile.
+    :raises ProfileError: a corrupt manifest or exemplar; the message names the file.
+    """
+    folder = profile_path(name_or_path)
+    data = read_manifest(folder)
+    where = str(folder / MANIFEST)
+    if data.get("format") != DIE_FORMAT:
+        raise ProfileError(f"{where!r}: not a die profile (format {data.get('format')!r})")
+    name = _field(data, "name", str, where)
+    faces_data = _field(data, "faces", list, where)
+    if not faces_data:
+        raise ProfileError(f"{where!r}: 'faces' is empty")
+    faces: list[CalibratedFace] = []
+    exemplars: dict[str, tuple[Crop, ...]] = {}
+    for index, entry in enumerate(faces_data):
+        at = f"{where}: faces[{index}]"
+        if not isinstance(entry, dict):
+            raise ProfileError(f"{at!r}: must be an object")
+        label = check_label(_field(entry, "label", str, at))
+        value = _field(entry, "value", int, at)
+        symbol = entry.get("symbol")
+        if symbol is not None and not isinstance(symbol, str):
+            raise ProfileError(f"{at!r}: 'symbol' must be a string or null, not {symbol!r}")
+        pips = entry.get("pips", False)
+        if not isinstance(pips, bool):
+            raise ProfileError(f"{at!r}: 'pips' must be true or false, not {pips!r}")
+        try:
+            faces.append(CalibratedFace(label, value, symbol, pips))
+        except ValueError as error:
+            raise ProfileError(f"{at!r}: {error}") from None
+        crops: list[Crop] = []
+        for relative in _field(entry, "exemplars", list, at):
+            if not isinstance(relative, str) or Path(relative).is_absolute() or ".." in Path(relative).parts:
+                raise ProfileError(f"{at!r}: bad exemplar path {relative!r}")
+            path = folder / relative
+            try:
+                crops.append(load_image(path))
+            except ImageLoadError as error:
+                raise ProfileError(f"profile {name!r}: corrupt exemplar: {error}") from None
+        if not crops and not pips:
+            raise ProfileError(f"{at!r}: face {label!r} has no exemplars")
+        exemplars[label] = tuple(crops)
+    settings = _settings_from(_field(data, "matcher", dict, where), where)
+    fit = data.get("fit", {})
+    try:
+        return DieProfile(
+            name=name,
+            faces=tuple(faces),
+            exemplars=exemplars,
+            settings=settings,
+            created=str(data.get("created", "")),
+            fit=fit if isinstance(fit, dict) else {},
+        )
+    except ProfileError as error:
+        raise ProfileError(f"{where!r}: {error}") from None
+
+
+def _field(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in data:
+        raise ProfileError(f"{where!r}: missing {key!r}")
+    value = data[key]
+    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+        raise ProfileError(f"{where!r}: {key!r} must be {kind.__name__}, not {value!r}")
+    return value
+
+
+def _settings_from(data: Mapping[str, Any], where: str) -> MatcherSettings:
+    try:
+        table = data.get("confidence", {})
+        confidence = ConfidenceTable(
+            tuple(float(e) for e in table.get("edges", (0.0,))),
+            tuple(float(v) for v in table.get("values", (0.5,))),
+        )
+        return MatcherSettings(
+            accept_distance=float(data["accept_distance"]),
+            min_confidence=float(data.get("min_confidence", 0.5)),
+            confidence=confidence,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ProfileError(f"{where!r}: bad 'matcher' settings: {error}") from None
+
+
+# -- saving -----------------------------------------------------------------------------------
+
+
+def save_profile(profile: DieProfile, folder: str | os.PathLike[str] | None = None, *, overwrite: bool = False) -> Path:
+    """Writes ``profile`` to ``folder`` (default: its saved-name folder) and returns the folder.
+
+    :raises ProfileError: the folder holds a profile already and ``overwrite`` is false, or it
+        cannot be written (the old profile, if any, is left as it was).
+    """
+    target = Path(folder) if folder is not None else profiles_directory() / check_name(profile.name)
+    entries = []
+    files: dict[str, Crop] = {}
+    for face in profile.faces:
+        names = []
+        for index, crop in enumerate(profile.exemplars.get(face.label, ())):
+            relative = f"exemplars/{face.label}/{index:02d}.png"
+            files[relative] = crop
+            names.append(relative)
+        entries.append({"label": face.label, "value": face.value, "symbol": face.symbol, "pips": face.pips, "exemplars": names})
+    manifest = {
+        "format": DIE_FORMAT,
+        "version": FORMAT_VERSION,
+        "kind": "die",
+        "name": profile.name,
+        "created": profile.created,
+        "faces": entries,
+        "matcher": _settings_json(profile.settings),
+        "fit": dict(profile.fit),
+    }
+
+    def write(staging: Path) -> None:
+        for relative, crop in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            ok, buffer = cv2.imencode(".png", crop)
+            if not ok:
+                raise ProfileError(f"cannot encode exemplar {relative!r} of profile {profile.name!r}")
+            path.write_bytes(buffer.tobytes())
+
+    return write_profile_folder(target, manifest, write, overwrite=overwrite)
+
+
+def write_profile_folder(
+    target: Path, manifest: Mapping[str, Any], write_files: Any, *, overwrite: bool
+) -> Path:
+    """Writes a profile folder through a staging folder next to it, then swaps it in."""
+    if target.exists() and not overwrite:
+        raise ProfileError(f"a profile already exists at {str(target)!r}; remove it first or pass --force")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as error:
+        raise ProfileError(f"cannot write profile at {str(target)!r}: {error.strerror or error}") from None
+    try:
+        write_files(staging)
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        if target.exists():
+            old = target.with_name(f".{target.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            staging.rename(target)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ProfileError(f"cannot write profile at {str(target)!r}: {error.strerror or error}") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+# -- listing and removing ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    """One saved profile as ``dicetray profiles list`` shows it; ``problem`` is set when it is
+    damaged (it is still listed, so it can be removed)."""
+
+    name: str
+    kind: str
+    path: Path
+    created: str = ""
+    detail: str = ""
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "path": str(self.path),
+            "created": self.created,
+            "detail": self.detail,
+            "problem": self.problem,
+        }
+
+
+def list_profiles() -> list[ProfileInfo]:
+    """Every saved profile, by name; damaged ones too, with their problem."""
+    root = profiles_directory()
+    if not root.is_dir():
+        return []
+    found: list[ProfileInfo] = []
+    for folder in sorted(root.iterdir()):
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        try:
+            data = read_manifest(folder)
+        except CalibrationMissing:
+            continue
+        except ProfileError as error:
+            found.append(ProfileInfo(folder.name, "?", folder, problem=str(error)))
+            continue
+        kind = str(data.get("kind", "?"))
+        faces = data.get("faces")
+        if kind == "die" and isinstance(faces, list):
+            labels = [str(f.get("label")) for f in faces if isinstance(f, dict)]
+            detail = f"{len(labels)} faces: {', '.join(labels)}"
+        else:
+            detail = str(data.get("detail", ""))
+        found.append(ProfileInfo(folder.name, kind, folder, str(data.get("created", "")), detail))
+    return found
+
+
+def remove_profile(name: str) -> Path:
+    """Deletes the saved profile ``name`` and returns where it was.
+
+    :raises CalibrationMissing: no saved profile of that name.
+    """
+    folder = profiles_directory() / check_name(name)
+    if not folder.is_dir() or not (folder / MANIFEST).exists():
+        raise CalibrationMissing(f"no saved profile {name!r} in {str(profiles_directory())!r}")
+    shutil.rmtree(folder)
+    return folder
+
