@@ -18,17 +18,38 @@ def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple
     return np.asarray(cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC))
 
 
-@functools.lru_cache(maxsize=6)
+_CACHE_PIXELS = 2_100_000  # frames up to about 2 MP keep their full-size surface cached
+
+
 def background_image(background: Background, width: int, height: int) -> np.ndarray:
-    """The tray surface as float32 (H, W, 3) BGR in 0..255, before lighting; cached, read-only."""
+    """The tray surface as float32 (H, W, 3) BGR in 0..255, before lighting; read-only.
+
+    Cached for frames up to about 2 MP (a live source draws the same tray every frame); a 12 MP
+    surface is 144 MB as float32, so those are scaled up from the cached small one each time.
+    """
+    if width * height <= _CACHE_PIXELS:
+        return _cached_background(background, width, height)
+    return _scaled_background(background, width, height)
+
+
+@functools.lru_cache(maxsize=6)
+def _cached_background(background: Background, width: int, height: int) -> np.ndarray:
+    return _scaled_background(background, width, height)
+
+
+def _scaled_background(background: Background, width: int, height: int) -> np.ndarray:
     # Drawn at no more than 240 px high and scaled up: the surface has no detail finer than that
     # which the sensor noise added later does not already give.
     work = min(1.0, 240.0 / height)
     if work < 1.0:
-        small = background_image(background, max(2, round(width * work)), max(2, round(height * work)))
+        small = _cached_background(background, max(2, round(width * work)), max(2, round(height * work)))
         img = np.asarray(cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR))
         img.setflags(write=False)
         return img
+    return _draw_background(background, width, height)
+
+
+def _draw_background(background: Background, width: int, height: int) -> np.ndarray:
     rng = np.random.default_rng(background.seed)
     base = np.array(background.colour, np.float32)
     h, w = height, width
