@@ -377,3 +377,15 @@ def test_any_random_scene_keeps_its_invariants(seed: int, n: int, tilt: float, c
         for j in range(i + 1, len(free)):
             gap = np.hypot(free[i].x_mm - free[j].x_mm, free[i].y_mm - free[j].y_mm)
             assert gap > free[i].size_mm  # footprints at least a die apart centre to centre
+
+
+def test_writing_into_a_file_path_names_it(tmp_path: Path) -> None:
+    from hardware.sim import DatasetWriteError
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    with pytest.raises(DatasetWriteError, match="not-a-folder") as info:
+        write_labelled_folder(blocker, 1)
+    assert isinstance(info.value, OSError)
+    with pytest.raises(DatasetWriteError, match="not-a-folder"):
+        write_face_folders(blocker, DieDesign.pips(), DieStyle(), per_face=1)
