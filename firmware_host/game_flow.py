@@ -56,6 +56,7 @@ class Step(str, enum.Enum):
     ROLL = "roll"  # waiting for the dice to settle in the tray
     REROLL = "reroll"  # a die could not be read (or dice are missing): reroll, or set it by hand
     CORRECT = "correct"  # setting one die's value: SELECT cycles 1-6, NEXT confirms, BACK cancels
+    COST = "cost"  # paying for a card: SELECT cycles the CP cost, NEXT pays, BACK cancels
     CHOOSE = "choose"  # a scored roll: SELECT cycles the choices, NEXT acts on the highlighted one
     TARGET = "target"  # choosing the defender (more than two players)
     DEFENSE = "defense"  # a defender with two defensive abilities picks one before rolling
@@ -75,6 +76,7 @@ class RollKind(str, enum.Enum):
 class OptionKind(str, enum.Enum):
     CONTINUE = "continue"  # end this phase
     SELL = "sell"  # sell a card for 1 CP (main and discard phases)
+    PLAY = "play"  # play a card from the hand, paying its CP cost (main phases)
     ACTIVATE = "activate"  # activate this ability now
     AIM = "aim"  # roll on for this ability: shows the dice to keep
     PASS = "pass"  # activate nothing this turn
@@ -111,6 +113,7 @@ class _Table:
     selected: int = 0
     fixing: int | None = None
     fix_value: int = 1
+    cost: int = 0  # CP cost of the card being played
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
     prompt: str = ""
     message: str = ""  # a refusal or a problem, shown until the next step
@@ -337,6 +340,8 @@ class GameFlow:
         selected: int | None = None
         if t.step is Step.CORRECT and t.fixing is not None:
             lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
+        elif t.step is Step.COST:
+            lines = [f"Card cost: {t.cost} CP", f"{g.active_player.cp} CP to spend"]
         elif t.options:
             # The body holds a few lines: the message and the explanation, then a window of the
             # choices that always shows the highlighted one.
@@ -423,6 +428,8 @@ class GameFlow:
         t.message = ""
         if t.step is Step.CORRECT:
             t.fix_value = t.fix_value % 6 + 1
+        elif t.step is Step.COST:
+            t.cost = (t.cost + 1) % (self._game.active_player.cp + 1)
         elif t.options:
             t.selected = (t.selected + 1) % len(t.options)
 
@@ -431,6 +438,9 @@ class GameFlow:
         t.message = ""
         if t.step is Step.CORRECT:
             self._confirm_fix()
+            return
+        if t.step is Step.COST:
+            self._play_card()
             return
         if t.step is Step.ROLL:
             self._enter_by_hand()
@@ -447,6 +457,8 @@ class GameFlow:
             self._emit(FlowEventKind.PROMPT, f"{player.name} sells a card: {cp} CP, {player.hand} cards",
                        player=player.index, cp=cp, hand=player.hand)
             self._enter_phase(announce=False)
+        elif kind is OptionKind.PLAY:
+            t.step, t.cost = Step.COST, 0
         elif kind is OptionKind.FIX:
             assert option.index is not None
             self._start_fix(option.index)
@@ -527,7 +539,11 @@ class GameFlow:
             if g.phase is Phase.MAIN_2 and g.exchange is not None and g.exchange.ability is not None:
                 t.lines.insert(0, self._damage_text(g.exchange))
             label = "Done: roll" if g.phase is Phase.MAIN_1 else "Done: discard"
-            t.options = [Option(OptionKind.CONTINUE, label), Option(OptionKind.SELL, "Sell a card (+1 CP)")]
+            t.options = [
+                Option(OptionKind.CONTINUE, label),
+                Option(OptionKind.PLAY, "Play a card (pay CP)"),
+                Option(OptionKind.SELL, "Sell a card (+1 CP)"),
+            ]
             if announce:
                 self._emit(FlowEventKind.PHASE, f"{g.phase.title}: {player.name} has {player.cp} CP, {player.hand} cards",
                            phase=g.phase.value, cp=player.cp, hand=player.hand)
@@ -862,6 +878,14 @@ class GameFlow:
 
     # ================================================================================ fixes
 
+    def _play_card(self) -> None:
+        g, t = self._game, self._t
+        cp = self._act(g.play_card, t.cost)
+        player = g.active_player
+        self._emit(FlowEventKind.PROMPT, f"{player.name} plays a card for {t.cost} CP: {cp} CP, {player.hand} cards",
+                   player=player.index, cost=t.cost, cp=cp, hand=player.hand)
+        self._enter_phase(announce=False)
+
     def _enter_by_hand(self) -> None:
         """No usable reading (camera trouble, a die off the tray): the roll is keyed in die by die."""
         t = self._t
@@ -1001,6 +1025,8 @@ class GameFlow:
             return "Reroll or NEXT: set"
         if t.step is Step.CORRECT:
             return "SEL value  NEXT ok"
+        if t.step is Step.COST:
+            return "SEL cost  NEXT pay"
         if t.step is Step.CHOOSE and self._wants_dice():
             return "Roll again or NEXT"
         return "SEL choose  NEXT ok"

@@ -491,3 +491,21 @@ def test_the_screens_of_an_offensive_roll_read_as_expected() -> None:
         "Die 3: 2 sword",
         "> SEL value  NEXT ok",
     ])
+
+
+def test_playing_a_card_in_a_main_phase_pays_its_cost() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    player = flow.game.active_player
+    select(flow, OptionKind.PLAY)
+    flow.on_button(NEXT)
+    assert flow.step is Step.COST and flow.screen().lines[0] == "Card cost: 0 CP"
+    press(flow, SELECT, SELECT, SELECT)  # 1, 2, then back round to 0 with 2 CP to spend
+    assert flow.screen().lines[0] == "Card cost: 0 CP"
+    press(flow, SELECT, SELECT, NEXT)
+    assert player.cp == 0 and player.hand == 3 and flow.step is Step.PROMPT
+    assert "Ana plays a card for 2 CP: 0 CP, 3 cards" in transcript.text()
+    flow.on_button(BACK)
+    player = flow.game.active_player  # undo restores the game's own copies of the players
+    assert player.cp == 2 and player.hand == 4 and flow.step is Step.COST
+    flow.on_button(BACK)  # and out of paying altogether
+    assert flow.step is Step.PROMPT and flow.game.phase is Phase.MAIN_1
