@@ -901,7 +901,7 @@ PAGE = """<!doctype html>
 </main>
 <script>
 "use strict";
-let readingSeq = -1, stateSeq = -1;
+let readingSeq = -1, stateSeq = -1, offline = false;
 const img = document.getElementById("stream");
 img.onerror = () => { setTimeout(() => { img.src = "stream.mjpg?" + Date.now(); }, 2000); };
 function cell(row, text, cls) {
@@ -945,9 +945,10 @@ async function poll() {
     const data = await response.json();
     if (data.reading_seq !== readingSeq) { readingSeq = data.reading_seq; showReading(data.reading); }
     if (data.state_seq !== stateSeq) { stateSeq = data.state_seq; showState(data.state); }
-    conn.textContent = "live"; conn.className = "";
+    if (offline) img.src = "stream.mjpg?" + Date.now();  // the tray is back: the old stream ended
+    offline = false; conn.textContent = "live"; conn.className = "";
   } catch (error) {
-    conn.textContent = "offline"; conn.className = "off";
+    offline = true; conn.textContent = "offline"; conn.className = "off";
   }
 }
 poll(); setInterval(poll, 1000);

@@ -276,3 +276,8 @@ def test_too_many_viewers_get_503(get: Get) -> None:
                 connection.close()
         finally:
             first.close()
+
+
+def test_state_values_from_numpy_and_sets_are_sent(live: LiveView, get: Get) -> None:
+    live.publish_state({"confidence": np.float32(0.5), "dice": np.int64(5), "kept": {3, 1}, "player": None})
+    assert json.loads(get("/api/state").body)["state"] == {"confidence": 0.5, "dice": 5, "kept": [1, 3], "player": None}
