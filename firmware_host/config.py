@@ -41,6 +41,7 @@ __all__ = [
     "GameConfig",
     "I2CConfig",
     "LightsConfig",
+    "LiveViewConfig",
     "PinsConfig",
     "SettleConfig",
     "SYSTEM_CONFIG",
@@ -183,6 +184,23 @@ class SettleConfig:
 
 
 @dataclass(frozen=True)
+class LiveViewConfig:
+    """The live view web page (camera stream with the dice marked, and the game state); off unless
+    enabled. ``host = "0.0.0.0"`` lets phones on the table's network watch."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8080
+    max_fps: float = 10.0
+
+    def check(self) -> None:
+        if not self.host.strip():
+            raise ValueError("liveview.host is empty; use '127.0.0.1' or '0.0.0.0'")
+        _in_range("liveview.port", self.port, 1, 65535)
+        _in_range("liveview.max_fps", self.max_fps, 0.5, 60)
+
+
+@dataclass(frozen=True)
 class GameConfig:
     """Who plays which hero; 2 to 4 players."""
 
@@ -225,6 +243,7 @@ class Config:
     lights: LightsConfig = field(default_factory=LightsConfig)
     settle: SettleConfig = field(default_factory=SettleConfig)
     game: GameConfig = field(default_factory=GameConfig)
+    liveview: LiveViewConfig = field(default_factory=LiveViewConfig)
     source: Path | None = field(default=None, compare=False)
     """The file this config was read from, or None for the built-in defaults."""
 
@@ -243,6 +262,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "lights": LightsConfig,
     "settle": SettleConfig,
     "game": GameConfig,
+    "liveview": LiveViewConfig,
 }
 _SCALARS = ("camera", "gpio", "display", "profile", "roll_log", "log_level")
 
@@ -345,6 +365,14 @@ def _section(name: str, table: Any, section_type: type[Any], where: str) -> Any:
 
 
 def _typed(key: str, raw: Any, hint: Any, where: str) -> Any:
+    if hint is bool:
+        if not isinstance(raw, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, not {_toml_type(raw)} {raw!r}")
+        return raw
+    if hint is str:
+        if not isinstance(raw, str):
+            raise ConfigError(f"{where}: {key} must be a string, not {_toml_type(raw)} {raw!r}")
+        return raw
     if hint is int:
         if isinstance(raw, bool) or not isinstance(raw, int):
             raise ConfigError(f"{where}: {key} must be an integer, not {_toml_type(raw)} {raw!r}")

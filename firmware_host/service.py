@@ -134,6 +134,8 @@ class TrayService:
     :param fps: when set, the loop paces itself to this frame rate (for sources that do not block,
         such as the simulated tray); None reads as fast as the source delivers.
     :param closers: extra devices to close on shutdown (the tray light, the buttons).
+    :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
+        the game state to, or None.
     """
 
     def __init__(
@@ -152,8 +154,10 @@ class TrayService:
         sleep: Callable[[float], None] = time.sleep,
         fps: float | None = None,
         closers: Iterable[Any] = (),
+        live: Any = None,
     ) -> None:
         self._open_source = open_source
+        self.live = live
         self.reader = reader
         self.flow = flow
         self.display = display
@@ -201,6 +205,8 @@ class TrayService:
         if self._started:
             return
         self._started = True
+        for event in getattr(self.flow, "events", ()):  # what the game said before the loop ran
+            log.info("%s", getattr(event, "text", event))
         self._try_open(first=True)
         self._refresh()
         self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
@@ -266,11 +272,17 @@ class TrayService:
         self.stats.frames += 1
         if update.state is SettleState.ROLLING and self._last_state is not SettleState.ROLLING:
             self.flow.on_rolling()
+            if self.live is not None:
+                self.live.clear_reading()
         self._last_state = update.state
+        reading = None
         if update.settled:
             self.stats.settles += 1
-            self._read(frame)
+            reading = self._read(frame)
         self._refresh()
+        if self.live is not None:
+            # After the display: the table's own screen comes first. Cheap: a copy at most max_fps.
+            self.live.publish_frame(frame, reading)
         done = time.perf_counter()
         self.stats.processing_s += done - arrived
         if update.settled:
@@ -294,6 +306,8 @@ class TrayService:
         if self.buttons is not None and hasattr(self.buttons, "close"):
             parts.append(("buttons", self.buttons.close))
         parts.append(("display", self.display.close))
+        if self.live is not None:
+            parts.append(("live view", self.live.close))
         if self._source is not None:
             parts.append(("camera", self._source.close))
         parts.append(("roll log", self.roll_log.close))
@@ -307,22 +321,23 @@ class TrayService:
 
     # -- the steps --------------------------------------------------------------------------------
 
-    def _read(self, frame: npt.NDArray[np.uint8]) -> None:
+    def _read(self, frame: npt.NDArray[np.uint8]) -> FrameReading | None:
         try:
             reading = self.reader.read(frame)
         except VisionError as error:
             self._corrupt(str(error))
-            return
+            return None
         if not reading.dice:
             # Nothing in the tray: remember it as the empty tray, so it is not read again.
             self.stats.empty_readings += 1
             self.detector.mark_empty()
             log.debug("settled: the tray is empty")
-            return
+            return reading
         self.stats.readings += 1
         self._last_reading_id = self._log_row(lambda log_: log_.record_reading(reading))
         log.info("settled: read %s in %.1f ms", _describe(reading), reading.ms)
         self._handle_events(self.flow.on_reading(reading))
+        return reading
 
     def _handle_buttons(self) -> None:
         if self.buttons is None:
@@ -371,6 +386,7 @@ class TrayService:
                 prompt="Retrying...",
             )  # fmt: skip
             status = TrayStatus.CAMERA_LOST
+        changed = screen != self._shown_screen or status != self._shown_status
         if screen != self._shown_screen:
             try:
                 self.display.show(render_screen(screen))
@@ -385,6 +401,8 @@ class TrayService:
                 except HardwareError as error:
                     log.warning("the status LED failed: %s", error)
             self._shown_status = status
+        if changed and self.live is not None:
+            self.live.publish_state({"screen": screen, "status": status, "camera_lost": self._camera_error})
 
     # -- camera -----------------------------------------------------------------------------------
 
@@ -522,6 +540,7 @@ def build_service(
     :param pin_factory: a gpiozero pin factory to use instead of the one ``config.gpio`` names.
     :raises PinBusy: a GPIO pin is taken; the message names it (every device opened before is
         closed again).
+    :raises PortInUse: the live view's port is taken.
     :raises CameraUnavailable: never: a camera missing at start is retried like one lost later.
     """
     from firmware_host.commands.vision_cmd import make_reader
@@ -554,6 +573,14 @@ def build_service(
             directory=config.display.argument,
         )
         opened.append(display)
+        live = None
+        if config.liveview.enabled:
+            from firmware_host.liveview import LiveView
+
+            live = LiveView(config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps)
+            live.start()
+            opened.append(live)
+            log.info("live view on http://%s:%d/", config.liveview.host, live.port)
     except BaseException:
         for device in reversed(opened):
             device.close()
@@ -579,4 +606,5 @@ def build_service(
         sleep=sleep if sleep is not None else time.sleep,
         fps=config.frames.fps if paced else None,
         closers=[tray_light],
+        live=live,
     )

@@ -150,3 +150,18 @@ def test_the_service_paces_the_simulated_tray_to_the_frame_rate(tmp_path: Path) 
     finally:
         service.close()
     assert now[0] == pytest.approx(0.4)  # five frames at 10 fps: the first at once, then 0.1 s apart
+
+
+def test_a_taken_live_view_port_is_named_and_the_devices_are_released(tmp_path: Path, pins) -> None:
+    from firmware_host.liveview import PortInUse
+
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        config = parse_config(
+            f'camera = "sim"\ngpio = "mock"\ndisplay = "dummy"\n[liveview]\nenabled = true\nport = {port}\n'
+        )
+        with pytest.raises(PortInUse, match=str(port)):
+            build_service(config, pin_factory=pins)
+    StatusLight(pin_factory=pins).close()  # released again

@@ -206,3 +206,24 @@ def test_stop_from_another_thread_ends_run(make_service) -> None:
 
 def test_roll_log_errors_are_service_errors() -> None:
     assert issubclass(RollLogError, RuntimeError)
+
+
+def test_the_live_view_gets_frames_readings_and_the_game_state(make_service, replay_scenes: Path) -> None:
+    import json
+    import urllib.request
+
+    from firmware_host.liveview import LiveView
+
+    live = LiveView("127.0.0.1", 0)
+    live.start()
+    service = make_service(lambda: ReplaySource(replay_scenes), live=live)
+    service.start()
+    step_until(service, lambda: service.stats.readings == 1)
+    with urllib.request.urlopen(f"http://127.0.0.1:{live.port}/api/state", timeout=10) as response:
+        state = json.load(response)
+    assert len(state["reading"]["dice"]) == len(service.roll_log.readings()[0].dice)
+    assert state["state"]["status"] == service.flow.status().value
+    with urllib.request.urlopen(f"http://127.0.0.1:{live.port}/snapshot.jpg", timeout=10) as response:
+        assert response.headers["Content-Type"] == "image/jpeg"
+    service.close()
+    assert live.hub.closed
