@@ -212,12 +212,29 @@ class GameFlow:
     # ================================================================================ inputs
 
     def on_reading(self, reading: FrameReading) -> list[FlowEvent]:
-        """A settled reading of the tray: the roll the flow is waiting for, or ignored."""
-        self._t.rolling = False
+        """A settled reading of the tray: the roll the flow is waiting for, or ignored.
+
+        Dice rolled in the Income or first Main Phase start the Offensive Roll Phase: a player who
+        rolls has finished with cards, and need not press NEXT first.
+        """
+        t, g = self._t, self._game
+        t.rolling = False
+        if t.step is Step.PROMPT and g.phase in (Phase.INCOME, Phase.MAIN_1) and reading.dice:
+            self._run(lambda: self._roll_from_main(reading))
+            return self._flush()
         if not self._wants_dice():
-            return []
+            if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE and reading.dice:
+                t.message = "No rolls left: choose"
+                self._emit(FlowEventKind.PROMPT, "A roll with no roll attempts left is not counted",
+                           ignored=reading.to_json())
+            return self._flush()
         self._run(lambda: self._accept_reading(reading))
         return self._flush()
+
+    def _roll_from_main(self, reading: FrameReading) -> None:
+        while self._game.phase is not Phase.OFFENSIVE_ROLL:
+            self._advance()
+        self._accept_reading(reading)
 
     def on_button(self, event: ButtonEvent) -> list[FlowEvent]:
         """One button press. Held presses count as short ones."""

@@ -86,7 +86,7 @@ def test_a_whole_1v1_turn_from_main_phase_to_the_next_players_income() -> None:
     flow.on_reading(reading(1, 1, 1, 1, 4))  # four swords: Smack II
     assert game.offensive_attempts == 3
     assert flow.screen().attempt == (3, 3)
-    assert flow.on_reading(reading(1, 1, 1, 1, 1)) == []  # no fourth attempt
+    assert [e.kind for e in flow.on_reading(reading(1, 1, 1, 1, 1))] == [FlowEventKind.PROMPT]  # no fourth attempt
     assert game.offensive_roll is not None and game.offensive_roll.notation() == "1 1 1 1 4"
 
     assert flow.selected is not None and flow.selected.kind is OptionKind.ACTIVATE
@@ -509,3 +509,23 @@ def test_playing_a_card_in_a_main_phase_pays_its_cost() -> None:
     assert player.cp == 2 and player.hand == 4 and flow.step is Step.COST
     flow.on_button(BACK)  # and out of paying altogether
     assert flow.step is Step.PROMPT and flow.game.phase is Phase.MAIN_1
+
+
+def test_rolling_in_the_main_phase_starts_the_offensive_roll() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    flow.on_reading(reading(1, 1, 1, 5, 6))
+    assert flow.game.phase is Phase.OFFENSIVE_ROLL and flow.game.offensive_attempts == 1
+    assert flow.step is Step.CHOOSE
+    flow.on_button(BACK)  # one step: the roll and the phase change with it
+    assert flow.game.phase is Phase.MAIN_1 and flow.step is Step.PROMPT
+
+
+def test_a_fourth_roll_is_not_counted_and_says_so() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    for _ in range(3):
+        flow.on_reading(reading(1, 2, 3, 5, 5))
+    events = flow.on_reading(reading(1, 1, 1, 1, 1))
+    assert events[0].text == "A roll with no roll attempts left is not counted"
+    assert flow.message == "No rolls left: choose" and flow.game.offensive_attempts == 3
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 2 3 5 5"
