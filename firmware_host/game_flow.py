@@ -202,9 +202,18 @@ class GameFlow:
         self._fresh = False
         self._events: deque[FlowEvent] = deque(maxlen=self.EVENT_MEMORY)
         self._pending: list[FlowEvent] = []
+        self._warm_up()
         self._turn_header()
         self._enter_phase()
         self._flush()
+
+    def _warm_up(self) -> None:
+        """Builds each hero's odds tables now (up to a second each) rather than on the first roll,
+        so every reading reaches the display in a blink."""
+        from rules.odds import odds
+
+        for player in self._game.players:
+            odds(player.hero, None, OFFENSIVE_ROLL_ATTEMPTS)
 
     def __repr__(self) -> str:
         return f"<GameFlow {self._game!r} step {self._t.step.value}>"
