@@ -24,9 +24,11 @@ The pieces:
   for a tumbling one, a :class:`DieDesign` and a :class:`DieStyle`) + an optional :class:`Hand` +
   :class:`Lighting` + :class:`Optics` (noise, blur, JPEG quality).
 - :func:`random_scene` ``(rng, n_dice, *, width, height, tilt_deg, die_px, background, designs,
-  styles, values, touching, cocked, out_of_frame, hand, lighting, optics)`` places 0-30 dice
-  without overlap; ``touching`` pairs sit side by side, ``cocked`` dice lean on a neighbour,
-  ``out_of_frame`` dice are cut by the frame edge, ``hand`` reaches in.
+  styles, values, touching, cocked, out_of_frame, hand, lighting, optics, distractors)`` places
+  0-30 dice without overlap; ``touching`` pairs sit side by side, ``cocked`` dice lean on a
+  neighbour, ``out_of_frame`` dice are cut by the frame edge, ``hand`` reaches in,
+  ``distractors`` adds things that are not dice (:class:`Distractor`: a cable, a coin, a barcode
+  label, a keyboard key; not in the truth).
 - :class:`DieTruth` ``status``: ``ok``, ``cocked``, ``occluded`` (cut by the frame or under the
   hand), ``unreadable`` (moving). :meth:`DieTruth.reading` turns a symbol face into ``unreadable``
   unless ``calibrated=True``. :meth:`RenderedTray.label_entry` gives a ``labels.json`` entry.
@@ -54,6 +56,7 @@ The pieces:
   (frame k at k/fps, no sleeping) unless a ``clock`` is injected.
 """
 
+from hardware.sim.distractors import DISTRACTOR_KINDS, Distractor, InvalidDistractor
 from hardware.sim.dataset import DatasetWriteError, write_face_folders, write_labelled_folder
 from hardware.sim.faces import (
     NAMED_COLOURS,
@@ -81,6 +84,9 @@ from hardware.sim.scene import (
 )
 
 __all__ = [
+    "DISTRACTOR_KINDS",
+    "Distractor",
+    "InvalidDistractor",
     "GLYPH_NAMES",
     "NAMED_COLOURS",
     "STYLE_PRESETS",

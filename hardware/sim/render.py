@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from hardware.sim.backgrounds import background_image
+from hardware.sim.distractors import draw_distractor
 from hardware.sim.faces import DieDesign, DieStyle, FaceKind, face_texture
 from hardware.sim.scene import (
     FACE_NORMALS,
@@ -322,6 +323,8 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
     # the hand get the light's gain where they stand.
     cv2.multiply(factor, gain, dst=factor)
     canvas = cv2.multiply(background_image(scene.background, w, h), cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR))
+    for thing in scene.distractors:
+        draw_distractor(canvas, thing, cam.die_px, gain)
 
     # Dice, farthest first so nearer dice cover them.
     order = sorted(range(len(scene.dice)), key=lambda i: -float(cam.depth(scene.dice[i].centre()[None, :])[0]))

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.errors import HardwareError
+from hardware.sim.distractors import Distractor, outline, random_distractor
 from hardware.sim.faces import STYLE_PRESETS, DieDesign, DieStyle
 
 DIE_MM = 16.0
@@ -272,6 +273,7 @@ class TrayScene:
     hand: Hand | None = None
     lighting: Lighting = field(default_factory=Lighting)
     optics: Optics = field(default_factory=Optics)
+    distractors: tuple[Distractor, ...] = ()
 
     def with_dice(self, dice: Sequence[DiePose]) -> TrayScene:
         return replace(self, dice=tuple(dice))
@@ -307,12 +309,17 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
     )
 
 
+def _white_balance(t: float) -> tuple[float, float, float]:
+    # Webcams miss white along the blue-yellow axis (daylight vs lamp), rarely towards magenta.
+    return (1.0 + 0.08 * t, 1.0, 1.0 - 0.08 * t)
+
+
 def random_optics(rng: np.random.Generator) -> Optics:
     return Optics(
         noise=float(rng.uniform(1.0, 5.0)),
         blur=float(rng.uniform(0.3, 1.0)),
         jpeg_quality=int(rng.integers(70, 95)),
-        white_balance=(float(rng.uniform(0.92, 1.1)), 1.0, float(rng.uniform(0.88, 1.06))),
+        white_balance=_white_balance(float(rng.uniform(-1, 1))),
     )
 
 
@@ -374,12 +381,14 @@ def random_scene(
     hand: bool | Hand = False,
     lighting: Lighting | None = None,
     optics: Optics | None = None,
+    distractors: int | Sequence[Distractor] = 0,
 ) -> TrayScene:
     """A random tray with ``n_dice`` dice (1-30) placed without overlap.
 
     ``touching`` pairs of dice are pushed side by side; ``cocked`` dice lean against a neighbour (or
     lie tipped when alone); ``out_of_frame`` dice are cut by the frame edge; ``hand`` adds a hand
-    reaching in. Unset choices (tilt, die size, background, styles, lighting, optics) are drawn from
+    reaching in; ``distractors`` (a count, or the objects) puts things that are not dice on the
+    tray (a cable, a coin, a barcode label, a keyboard key), with the dice kept clear of them. Unset choices (tilt, die size, background, styles, lighting, optics) are drawn from
     ``rng``; ``designs`` and ``styles`` are picked per die (one style per scene unless several are
     given). ``values`` fixes the face up of each die.
 
@@ -407,9 +416,15 @@ def random_scene(
     style_list = list(styles) if styles else [STYLE_PRESETS[int(rng.integers(len(STYLE_PRESETS)))]]
     vals = list(values) if values is not None else [int(v) for v in rng.integers(1, 7, n_dice)]
 
+    if isinstance(distractors, int):
+        things = tuple(random_distractor(rng) for _ in range(distractors))
+    else:
+        things = tuple(distractors)
     placed: list[DiePose] = []
-    hulls: list[np.ndarray] = []
     gap = 0.12 * die_px
+    # Dice keep clear of the distractors as of each other: their outlines start the list.
+    hulls: list[np.ndarray] = [outline(d, die_px, width, height) for d in things]
+    n_things = len(hulls)
 
     def fits(pose: DiePose, ignore: int | None = None, allow_cut: bool = False) -> np.ndarray | None:
         hull = silhouette(camera, pose)
@@ -456,12 +471,13 @@ def random_scene(
                 hull = fits(pose, allow_cut=True)
             elif kind == "cocked":
                 lean = float(rng.uniform(22, 38))
-                anchors = [j for j, (p, h) in enumerate(zip(placed, hulls)) if not p.cocked and _inside(h, camera, 2.0)]
+                anchors = [j for j, p in enumerate(placed) if not p.cocked and _inside(hulls[n_things + j], camera, 2.0)]
                 pose = new_pose(i)
                 anchor_index: int | None = None
                 if anchors:
                     anchor_index = anchors[int(rng.integers(len(anchors)))]
                     anchor = placed[anchor_index]
+                    anchor_index += n_things
                     side = anchor.yaw_deg + 90 * int(rng.integers(4))
                     pose = _lean_against(pose, anchor, side, lean)
                 else:  # alone: tipped against the tray wall
@@ -517,6 +533,7 @@ def random_scene(
         hand_value,
         lighting or random_lighting(rng),
         optics or random_optics(rng),
+        things,
     )
 
 

@@ -389,3 +389,26 @@ def test_writing_into_a_file_path_names_it(tmp_path: Path) -> None:
     assert isinstance(info.value, OSError)
     with pytest.raises(DatasetWriteError, match="not-a-folder"):
         write_face_folders(blocker, DieDesign.pips(), DieStyle(), per_face=1)
+
+
+def test_distractors_are_drawn_clear_of_the_dice_and_not_in_the_truth() -> None:
+    from hardware.sim import DISTRACTOR_KINDS, Distractor, InvalidDistractor
+    from hardware.sim.distractors import outline
+
+    rng = np.random.default_rng(23)
+    things = [Distractor(kind, 0.2 + 0.2 * i, 0.5, angle_deg=20.0, seed=i) for i, kind in enumerate(DISTRACTOR_KINDS)]
+    scene = random_scene(rng, 4, tilt_deg=0, distractors=things, optics=Optics(0, 0, None))
+    assert scene.distractors == tuple(things)
+    with_things = render_tray(scene, np.random.default_rng(0))
+    without = render_tray(TrayScene(scene.camera, scene.background, scene.dice, None, scene.lighting, scene.optics), np.random.default_rng(0))
+    assert with_things.truth == without.truth  # not dice
+    diff = cv2.absdiff(with_things.frame, without.frame).max(axis=2)
+    for thing in things:
+        poly = outline(thing, scene.camera.die_px, 640, 480)
+        cx, cy = poly.mean(axis=0).astype(int)
+        assert diff[cy - 3 : cy + 4, cx - 3 : cx + 4].max() > 30, thing.kind
+        for die in scene.dice:
+            assert _overlap(poly, silhouette(scene.camera, die)) < 1.0
+    with pytest.raises(InvalidDistractor, match="'spoon'"):
+        Distractor("spoon", 0.5, 0.5)
+    assert len(random_scene(np.random.default_rng(1), 3, distractors=2).distractors) == 2
