@@ -379,6 +379,15 @@ def face_texture(design: DieDesign, style: DieStyle, value: int, res: int) -> tu
     out = np.clip(img, 0, 255).astype(np.uint8)
     paper = tuple(int(c) for c in out[res // 2, res // 2])
     ink = style.ink
+    opposite = design.face(7 - value)
+    if style.finish is Finish.TRANSLUCENT and opposite.kind is FaceKind.PIPS:
+        # Through a translucent die the far face's pips show faintly, mirrored: a reader must not count them.
+        ghost = out.copy()
+        for px, py in PIP_LAYOUT[opposite.value]:
+            centre = (round((1 - px) * res * 16), round(py * res * 16))
+            cv2.circle(ghost, centre, round(res * 0.08 * 16), ink, -1, cv2.LINE_AA, 4)
+        ghost = cv2.GaussianBlur(ghost, (0, 0), max(res / 40, 0.5))
+        out = cv2.addWeighted(out, 0.82, ghost, 0.18, 0)
     if art.kind is FaceKind.PIPS:
         # Pips are drilled: a shadowed rim on the upper-left inside edge makes them read as holes.
         pip_r = res * 0.092
