@@ -412,3 +412,18 @@ def test_distractors_are_drawn_clear_of_the_dice_and_not_in_the_truth() -> None:
     with pytest.raises(InvalidDistractor, match="'spoon'"):
         Distractor("spoon", 0.5, 0.5)
     assert len(random_scene(np.random.default_rng(1), 3, distractors=2).distractors) == 2
+
+
+def test_translucent_dice_show_the_far_pips_faintly() -> None:
+    from hardware.sim.faces import PIP_LAYOUT
+
+    tex, _ = face_texture(DieDesign.pips(), DieStyle.parse("blue/white/translucent"), 1, 128)
+    grey = cv2.cvtColor(np.ascontiguousarray(tex), cv2.COLOR_BGR2GRAY).astype(int)
+    solid, _ = face_texture(DieDesign.pips(), DieStyle.parse("blue/white"), 1, 128)
+    ghosts = [grey[int(y * 128), int((1 - x) * 128)] for x, y in PIP_LAYOUT[6] if (x, y) != (0.5, 0.5)]
+    between = grey[40, 64]  # plain body above the single pip
+    real_pip = grey[64, 65]  # the 1's own pip: white on a blue die
+    assert all(g - between > 4 for g in ghosts)  # faint light spots where the 6 shows through
+    assert real_pip - between > 80  # far stronger than the ghosts
+    assert all(real_pip - g > 60 for g in ghosts)
+    assert solid.shape == tex.shape
