@@ -46,7 +46,7 @@ from rules.heroes import Hero
 from rules.requirements import Activation
 from vision.types import DieReading, DieStatus, FrameReading
 
-__all__ = ["GameFlow", "Step", "Option", "OptionKind", "ordered_dice"]
+__all__ = ["GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
 
 
 class Step(str, enum.Enum):
@@ -115,7 +115,6 @@ class _Table:
     fix_value: int = 1
     cost: int = 0  # CP cost of the card being played
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
-    prompt: str = ""
     message: str = ""  # a refusal or a problem, shown until the next step
     keep: tuple[int, ...] = ()  # die indices the odds advise keeping
     rolling: bool = False
@@ -384,7 +383,6 @@ class GameFlow:
             players=players,
             dice=dice,
             die_cursor=t.fixing if t.step is Step.CORRECT else None,
-            banner="GAME OVER" if t.step is Step.OVER and not t.dice else "",
             lines=tuple(lines),
             selected=selected,
             dense=True,

@@ -3,6 +3,14 @@
 Every action of the game flow (a phase change, a roll read, a correction, an ability activated,
 damage dealt, an undo) is one :class:`FlowEvent`. The event's ``text`` is its transcript line; its
 ``data`` is a small JSON-able mapping for the roll log.
+
+>>> event = FlowEvent(FlowEventKind.ROLL, "Roll 1/3: 1 1 2 5 6", {"attempt": 1})
+>>> event
+FlowEvent(FlowEventKind.ROLL, 'Roll 1/3: 1 1 2 5 6', {'attempt': 1})
+>>> format_line(event)
+'  Roll 1/3: 1 1 2 5 6'
+>>> event.json_line()
+'{"data": {"attempt": 1}, "kind": "roll", "text": "Roll 1/3: 1 1 2 5 6"}'
 """
 
 from __future__ import annotations

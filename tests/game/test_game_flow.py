@@ -529,3 +529,15 @@ def test_a_fourth_roll_is_not_counted_and_says_so() -> None:
     assert events[0].text == "A roll with no roll attempts left is not counted"
     assert flow.message == "No rolls left: choose" and flow.game.offensive_attempts == 3
     assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 2 3 5 5"
+
+
+def test_the_module_examples_run() -> None:
+    import doctest
+
+    import firmware_host.game_flow
+    import firmware_host.transcript
+
+    for module in (firmware_host.game_flow, firmware_host.transcript):
+        failures, tried = doctest.testmod(module)
+        assert failures == 0
+    assert doctest.testmod(firmware_host.transcript).attempted >= 3
