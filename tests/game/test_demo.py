@@ -122,3 +122,23 @@ def test_bad_arguments_and_an_unwritable_folder_are_one_line_errors(
     assert printed.out == ""  # stopped before the game began
     assert printed.err.startswith("dicetray demo: error: cannot write display frames to")
     assert "Traceback" not in printed.err
+
+
+def test_the_demo_drives_the_status_led_and_buttons_through_gpiozero_mock_pins(tmp_path: Path) -> None:
+    from firmware_host.demo import DemoTable
+    from hardware.lights import TrayStatus
+
+    table = DemoTable(tmp_path, seed=2, turn_limit=1)
+    shown: list[TrayStatus] = []
+    show = table.light.show
+    table.light.show = lambda status: (shown.append(status), show(status))[1]  # type: ignore[method-assign]
+    result = table.play()
+    assert result.finished
+    assert {TrayStatus.WAITING_FOR_INPUT, TrayStatus.ROLLING, TrayStatus.ABILITY_READY} <= set(shown) or {
+        TrayStatus.WAITING_FOR_INPUT, TrayStatus.ROLLING, TrayStatus.NO_ABILITY} <= set(shown)
+    green, blue = table.pins.pin(27), table.pins.pin(22)
+    assert len({s.state for s in green.states}) > 1 and len({s.state for s in blue.states}) > 1
+    assert (green.state, blue.state, table.pins.pin(17).state) == (0, 0, 0)  # off after the game
+    next_button = table.pins.pin(5)
+    assert sum(not s.state for s in next_button.states) >= 5  # pressed (pulled low) again and again
+    assert next_button.state  # released
