@@ -87,7 +87,7 @@ class _Tumble:
         y = self.start[1] + (self.final.y_mm - self.start[1]) * ease
         lift = self.height * abs(math.cos(math.pi * self.bounces * s)) * (1.0 - s) ** 2
         angle = self.turns * (1.0 - ease)
-        rot = self.final.rotation_matrix() @ _axis_angle(self.axis, angle)
+        rot = _axis_angle(self.axis, angle) @ self.final.rotation_matrix()  # spin about a world axis
         return replace(self.final, x_mm=x, y_mm=y, rotation=tuple(float(v) for v in rot.ravel()), lift_mm=lift, value=top_value(rot))
 
     def end(self) -> float:

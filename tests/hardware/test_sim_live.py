@@ -171,8 +171,17 @@ def test_nudge_moves_a_die_and_it_settles_again_with_its_value() -> None:
     _run_until_settled_roll(src, 1)
     before = src.layout
     src.nudge(1)
-    phases = _run_until_settled_roll(src, 2, limit=60)
-    assert SimPhase.ROLLING in phases
+    phases = []
+    for _ in range(60):
+        src.read()
+        phases.append(src.phase)
+        assert src.last is not None
+        # Pushed, not flipped: the die shows the same face all the way.
+        assert [p.value for p in src.last.scene.dice] == [p.value for p in before]
+        assert all(not p.cocked for p in src.last.scene.dice)
+        if src.rolls_settled == 2 and src.phase is SimPhase.SETTLED:
+            break
+    assert SimPhase.ROLLING in phases and src.rolls_settled == 2
     after = src.layout
     assert [p.value for p in after] == [p.value for p in before]
     assert (after[1].x_mm, after[1].y_mm) != (before[1].x_mm, before[1].y_mm)
