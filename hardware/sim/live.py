@@ -133,8 +133,8 @@ class SimulatedTraySource:
     :meth:`fail` makes the next reads raise :class:`~hardware.errors.CameraUnavailable` (a camera
     unplugged mid-game).
 
-    ``clock`` (seconds, monotonic) replaces virtual time; with ``pace=True`` :meth:`read` sleeps so
-    frames come at ``fps`` in real time.
+    ``clock`` (seconds, monotonic) replaces virtual time; with ``pace=True`` :meth:`read` sleeps
+    (``sleep``) so frames come at ``fps`` by that clock.
     """
 
     def __init__(
@@ -160,6 +160,7 @@ class SimulatedTraySource:
         pickup: bool = True,
         clock: Callable[[], float] | None = None,
         pace: bool = False,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if fps <= 0:
             raise InvalidScene(f"fps must be positive, got {fps!r}")
@@ -187,6 +188,7 @@ class SimulatedTraySource:
         self._script: deque[ScriptedRoll] = deque(ScriptedRoll.coerce(s) for s in script)
         self._clock = clock
         self._pace = pace
+        self._sleep = sleep
         self._t0 = clock() if clock is not None else 0.0
         self._frame_index = 0
         self._timestamp = 0.0
@@ -347,7 +349,7 @@ class SimulatedTraySource:
             due = self._t0 + self._frame_index / self.fps
             wait = due - self._clock()
             if wait > 0:
-                time.sleep(wait)
+                self._sleep(wait)
         return self._clock() - self._t0
 
     def _time_of_next_frame(self) -> float:

@@ -257,3 +257,21 @@ def test_sim_frames_look_like_dice_to_a_blob_detector() -> None:
         n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
         pips = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 3]
         assert len(pips) == t.value
+
+
+def test_paced_frames_come_at_the_frame_rate_of_the_clock() -> None:
+    now = [50.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    src = SimulatedTraySource(16, fps=10, clock=lambda: now[0], pace=True, sleep=sleep, **SMALL)
+    stamps = []
+    for _ in range(5):
+        src.read()
+        stamps.append(src.timestamp)
+        now[0] += 0.02  # the caller's own work between frames
+    assert stamps == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
+    assert sum(slept) == pytest.approx(0.4 - 4 * 0.02)
