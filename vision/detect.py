@@ -119,39 +119,54 @@ class FaceDetector:
         """Every top face in ``frame``, in no particular order."""
         frame = check_frame(frame)
         grey_full: Grey = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
-        scale = self._working_scale(grey_full)
-        grey: Grey = grey_full
-        if scale < 1.0:
-            grey = np.asarray(cv2.resize(grey_full, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), dtype=np.uint8)
         kernel = int(round(self.config.target_pip * 2.2)) | 1
+        h, w = grey_full.shape
+        scale = 1.0 if max(h, w) <= 1280 else self._working_scale(grey_full)
+        passes = self._pips_at(grey_full, scale, kernel)
+        if scale == 1.0:
+            # a camera-sized frame is searched as it is; only pips far bigger than the search
+            # expects (a die close to the camera) send it round again at a smaller scale
+            measured = self._typical_pip(passes[0][1], passes[1][1])
+            if measured is not None and measured > 1.7 * self.config.target_pip:
+                scale = self.config.target_pip / measured
+                passes = self._pips_at(grey_full, scale, kernel)
         faces: list[FaceCandidate] = []
-        for dark in (True, False):
-            pips = _find_pips(grey, kernel, dark, self.config)
+        for (grey, pips), dark in zip(passes, (True, False)):
             if len(pips) == 0:
                 continue
-            groups = _link(grey, pips, dark, self.config)
-            for group in groups:
+            for group in _link(grey, pips, dark, self.config):
                 faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
         faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
         faces = _drop_small_marks(faces)
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
 
-    def _working_scale(self, grey: npt.NDArray[np.uint8]) -> float:
+    def _pips_at(self, grey_full: Grey, scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
+        grey: Grey = grey_full
+        if scale < 1.0:
+            grey = np.asarray(
+                cv2.resize(grey_full, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), dtype=np.uint8
+            )
+        return [(grey, _find_pips(grey, kernel, dark, self.config)) for dark in (True, False)]
+
+    def _typical_pip(self, *found: FloatArray) -> float | None:
+        sizes: list[float] = []
+        for pips in found:
+            if len(pips):
+                strong = pips[(pips[:, _RATIO] > 0.6) & (pips[:, _CONTRAST] > self.config.min_pip_contrast)]
+                sizes.extend(strong[:, _DIAM].tolist())
+        return float(np.median(sizes)) if len(sizes) >= 2 else None
+
+    def _working_scale(self, grey: Grey) -> float:
+        """The scale that makes pips about ``target_pip`` wide, measured on a small copy."""
         h, w = int(grey.shape[0]), int(grey.shape[1])
         coarse = min(1.0, self.config.coarse_side / max(h, w))
         small: Grey = grey
         if coarse < 1:
             small = np.asarray(cv2.resize(grey, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA), dtype=np.uint8)
-        sizes: list[float] = []
-        for dark in (True, False):
-            pips = _find_pips(small, 15, dark, self.config)
-            if len(pips):
-                strong = pips[(pips[:, _RATIO] > 0.6) & (pips[:, _CONTRAST] > self.config.min_pip_contrast)]
-                sizes.extend(strong[:, _DIAM].tolist())
-        if len(sizes) < 2:
+        measured = self._typical_pip(*(_find_pips(small, 15, dark, self.config) for dark in (True, False)))
+        if measured is None:
             return min(1.0, 1024.0 / float(max(h, w)))
-        pip_full = float(np.median(sizes)) / coarse
-        scale = float(self.config.target_pip / pip_full)
+        scale = float(self.config.target_pip / (measured / coarse))
         # resampling a frame by a few per cent gains nothing and costs time
         return 1.0 if scale > 0.9 else scale
 
@@ -296,13 +311,15 @@ def _surface_unbroken(
 def _unwarp(pips: FloatArray) -> FloatArray:
     """Matrix taking pixel offsets on the pips' face to square-on coordinates in pip diameters."""
     t = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE]).mean(axis=0)
-    tensor = np.array([[t[0], t[1]], [t[1], t[2]]])
-    vals, vecs = np.linalg.eigh(tensor)
-    vals = np.maximum(vals, 1e-3)
-    inv_sqrt = vecs @ np.diag(1 / np.sqrt(vals)) @ vecs.T
-    # tensor has determinant 1: its inverse square root stretches the short axis back to round
-    diameter = float(np.median(pips[:, _DIAM]))
-    out: FloatArray = inv_sqrt / diameter
+    a, b, c = float(t[0]), float(t[1]), float(t[2])
+    # inverse square root of the 2x2 tensor [[a, b], [b, c]] in closed form: it stretches the
+    # short axis of the pips' ellipse back to round
+    root_det = math.sqrt(max(a * c - b * b, 1e-9))
+    norm = math.sqrt(a + c + 2 * root_det)
+    sa, sb, sc = (a + root_det) / norm, b / norm, (c + root_det) / norm
+    det = sa * sc - sb * sb
+    diameter = float(np.median(pips[:, _DIAM])) if len(pips) > 1 else float(pips[0, _DIAM])
+    out: FloatArray = np.array([[sc, -sb], [-sb, sa]]) / (det * diameter)
     return out
 
 
@@ -375,10 +392,10 @@ def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
     """The layout of ``pips`` if they match one and the surface around them looks like a die face."""
     if len(pips) > 6 or not _alike(pips):
         return None
-    fit = fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
     if len(pips) == 1 and (pips[0, _FILL] < 0.8 or pips[0, _CONTRAST] < 70):
         # a lone mark needs to look more like a pip than pips among others do
         return None
+    fit = fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
     if fit is None or not _face_surface_plain(grey, fit, pips, dark):
         return None
     return fit

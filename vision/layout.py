@@ -20,8 +20,8 @@ FloatArray = npt.NDArray[np.float64]
 #: between about 1.1 (big pips) and 2.2 (small pips).
 MIN_SPACING = 0.8
 MAX_SPACING = 3.2
-#: Largest mean distance of a pip from its grid place, in grid spacings.
-MAX_RESIDUAL = 0.32
+#: Largest mean distance of a pip from its grid place, in grid spacings (real faces stay under 0.07).
+MAX_RESIDUAL = 0.15
 #: Smallest ratio of the two axes of the face frame once unwarped (1.0 is a perfect square).
 MIN_SQUARENESS = 0.62
 

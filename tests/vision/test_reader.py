@@ -1,0 +1,115 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classify import FaceClassifier, FaceResult, PipClassifier
+from vision.detect import CROP_SIZE, FaceCandidate, FaceDetector
+from vision.imageio import load_image
+from vision.reader import DiceReader
+from vision.types import DieStatus
+
+REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
+needs_real = pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+
+
+@needs_real
+@pytest.mark.parametrize(
+    "image, values",
+    [
+        ("valid_70.jpg", (1, 4, 4, 5, 5)),
+        ("five_10.jpg", (5,)),
+        ("dice_13.jpg", (1, 1)),
+        ("six_1.jpg", (6,)),
+    ],
+)
+def test_reads_real_photos(image: str, values: tuple[int, ...]) -> None:
+    reading = DiceReader().read(load_image(REAL_D6 / image))
+    assert reading.all_ok
+    assert tuple(sorted(reading.values)) == values
+
+
+@needs_real
+def test_side_faces_never_add_pips() -> None:
+    # ones on top, with two to four pips on each side face the oblique camera sees
+    for image in ("dice_3.jpg", "dice_4.jpg", "dice_13.jpg"):
+        reading = DiceReader().read(load_image(REAL_D6 / image))
+        assert reading.dice and {d.value for d in reading.dice} == {1}, image
+
+
+@needs_real
+def test_candidates_carry_a_square_crop_of_the_top_face() -> None:
+    candidates = FaceDetector().find(load_image(REAL_D6 / "five_10.jpg"))
+    assert len(candidates) == 1
+    face = candidates[0]
+    assert face.crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    assert not face.touches_frame_edge
+    assert face.layout is not None and face.layout.value == 5
+    x, y, w, h = face.box
+    assert 280 < x + w / 2 < 360 and 230 < y + h / 2 < 300
+
+
+@needs_real
+def test_a_die_cut_by_the_frame_edge_is_never_read() -> None:
+    frame = load_image(REAL_D6 / "five_10.jpg")
+    # the five sits around x 300-350: cut the frame through it
+    cut = np.ascontiguousarray(frame[:, :322])
+    reading = DiceReader().read(cut)
+    assert all(d.status is not DieStatus.OK for d in reading.dice)
+
+
+def test_blank_frame_has_no_dice() -> None:
+    assert DiceReader().read(np.full((480, 640, 3), 180, dtype=np.uint8)).dice == ()
+
+
+def test_noise_frame_has_no_dice() -> None:
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    assert all(not d.ok for d in DiceReader().read(frame).dice)
+
+
+class _Always:
+    """A classifier that reads every face as the same calibrated label."""
+
+    def classify(self, candidate: FaceCandidate) -> FaceResult:
+        return FaceResult(value=None, face="sword", confidence=0.9)
+
+
+@needs_real
+def test_any_classifier_plugs_into_the_reader() -> None:
+    assert isinstance(_Always(), FaceClassifier)
+    assert isinstance(PipClassifier(), FaceClassifier)
+    reading = DiceReader(classifier=_Always()).read(load_image(REAL_D6 / "five_10.jpg"))
+    assert [(d.face, d.status) for d in reading.dice] == [("sword", DieStatus.OK)]
+
+
+def test_reader_repr_is_a_constructor_call() -> None:
+    assert repr(DiceReader()).startswith("DiceReader(classifier=PipClassifier(")
+
+
+sim = pytest.importorskip("hardware.sim")
+
+
+@pytest.mark.parametrize("seed", [1, 11, 21])
+def test_rendered_pip_dice_are_read(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    scene = sim.random_scene(rng, 5, tilt_deg=20)
+    tray = sim.render_tray(scene, rng)
+    reading = DiceReader().read(tray.frame)
+    truth = sorted(d.value for d in tray.truth)
+    read = sorted(reading.values)
+    # never a wrong value: every value read is one of the dice there
+    assert len(read) >= 4
+    remaining = list(truth)
+    for value in read:
+        assert value in remaining
+        remaining.remove(value)
+
+
+def test_a_die_out_of_frame_is_not_read_as_a_value() -> None:
+    rng = np.random.default_rng(4)
+    scene = sim.random_scene(rng, 5, tilt_deg=25, out_of_frame=1)
+    tray = sim.render_tray(scene, rng)
+    reading = DiceReader().read(tray.frame)
+    ok_truth = sorted(d.value for d in tray.truth if d.status is DieStatus.OK)
+    assert sorted(reading.values) == ok_truth
