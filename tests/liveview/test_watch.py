@@ -39,3 +39,16 @@ def test_main_names_a_bad_camera_and_exits_2(capsys: object) -> None:
     assert main(["--camera", "tripod:9", "--port", "0"]) == 2
     err = capsys.readouterr().err  # type: ignore[attr-defined]
     assert "tripod:9" in err and "Traceback" not in err
+
+
+def test_main_serves_the_simulated_tray_for_a_few_frames(capsys: object) -> None:
+    assert main(["--camera", "sim:2", "--port", "0", "--frames", "3"]) == 0
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert out.startswith("live view at http://127.0.0.1:")
+
+
+def test_main_names_a_port_in_use_and_exits_1(capsys: object) -> None:
+    with LiveView(port=0) as taken:
+        assert main(["--camera", "sim", "--port", str(taken.port), "--frames", "1"]) == 1
+    err = capsys.readouterr().err  # type: ignore[attr-defined]
+    assert f"port {taken.port} is already in use" in err
