@@ -12,7 +12,7 @@ Endpoints:
 ``GET /api/stats``     frames published and streamed, clients, frame rates, encode time
 =====================  =====================================================================
 
-Wiring it into a frame loop takes five lines::
+Wiring it into a frame loop takes a line per event::
 
     live = LiveView(host="0.0.0.0", port=8080)
     live.start()                                  # raises PortInUse naming the port
@@ -509,10 +509,11 @@ class _Handler(BaseHTTPRequestHandler):
     }
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        name = self.routes.get(urlsplit(self.path).path)
+        path = urlsplit(self.path).path
+        name = self.routes.get(path)
         if name is None:
-            self._send(HTTPStatus.NOT_FOUND, b"not found: " + urlsplit(self.path).path.encode("utf-8", "replace") + b"\n",
-                       "text/plain; charset=utf-8")
+            shown = path[:200].encode("utf-8", "replace")  # named, but a long probe is not echoed whole
+            self._send(HTTPStatus.NOT_FOUND, b"not found: " + shown + b"\n", "text/plain; charset=utf-8")
             return
         try:
             getattr(self, name)()
