@@ -19,7 +19,8 @@ Same scene and same seed give the same pixels.
 The pieces:
 
 - :class:`TrayScene` = :class:`Camera` (frame size up to 12 MP, ``tilt_deg`` 0-60 from straight down,
-  ``die_px``) + :class:`Background` (``plain``, ``wood``, ``pattern``) + :class:`DiePose` per die
+  ``die_px``) + :class:`Background` (``plain``, ``wood``, ``pattern``; ``walls`` for the tray's
+  rim) + :class:`DiePose` per die
   (value, position in mm, yaw, ``lean_deg`` for a cocked die, ``rotation``/``lift_mm``/``motion_px``
   for a tumbling one, a :class:`DieDesign` and a :class:`DieStyle`) + an optional :class:`Hand` +
   :class:`Lighting` + :class:`Optics` (noise, blur, JPEG quality).

@@ -50,6 +50,32 @@ def _scaled_background(background: Background, width: int, height: int) -> np.nd
 
 
 def _draw_background(background: Background, width: int, height: int) -> np.ndarray:
+    img = _draw_surface(background, width, height)
+    if background.walls > 0:
+        img = _add_walls(img, background)
+    img.setflags(write=False)
+    return img
+
+
+def _add_walls(floor: np.ndarray, background: Background) -> np.ndarray:
+    """The tray's rim around the floor: a darker band, lit along its inner edge, casting a soft
+    shadow onto the floor."""
+    h, w = floor.shape[:2]
+    rim = max(1, int(round(background.wall_px(w, h))))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # Distance from the frame edge: inside the rim it is < rim.
+    d = np.minimum(np.minimum(xx, w - 1 - xx), np.minimum(yy, h - 1 - yy))
+    wall = np.clip((rim - d) / 1.5, 0, 1)  # 1 on the rim, 0 on the floor, a 1.5 px soft edge
+    lip = np.exp(-(((d - rim + 1.5) / max(rim * 0.08, 0.8)) ** 2))  # the lit top edge of the rim
+    shadow = np.exp(-np.clip(d - rim, 0, None) / max(rim * 0.35, 1.0)) * (1 - wall)
+    rim_colour = np.array(background.colour, np.float32) * 0.55 + 20
+    out = floor * (1 - 0.35 * shadow)[:, :, None]
+    out = out * (1 - wall)[:, :, None] + rim_colour * (0.8 + 0.2 * d / rim)[:, :, None].clip(0, 1.2) * wall[:, :, None]
+    out += (60 * lip * wall)[:, :, None]
+    return np.clip(out, 0, 255).astype(np.float32)
+
+
+def _draw_surface(background: Background, width: int, height: int) -> np.ndarray:
     rng = np.random.default_rng(background.seed)
     base = np.array(background.colour, np.float32)
     h, w = height, width
@@ -79,9 +105,5 @@ def _draw_background(background: Background, width: int, height: int) -> np.ndar
         shade = 1.0 - 0.12 * stripes + _smooth_noise(rng, (h, w), (w // 3, h // 3)) * 0.03
         second = np.array(background.colour[::-1], np.float32)
         img = base * shade[:, :, None] * (1 - 0.15 * stripes[:, :, None]) + second * 0.15 * stripes[:, :, None]
-        img = np.clip(img, 0, 255).astype(np.float32)
-        img.setflags(write=False)
-        return img
-    img = np.clip(base * shade[:, :, None].astype(np.float32), 0, 255).astype(np.float32)
-    img.setflags(write=False)
-    return img
+        return np.clip(img, 0, 255).astype(np.float32)
+    return np.clip(base * shade[:, :, None].astype(np.float32), 0, 255).astype(np.float32)

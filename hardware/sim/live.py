@@ -359,7 +359,7 @@ class SimulatedTraySource:
 
     def _fits(self, pose: DiePose, others: Sequence[DiePose], ignore: DiePose | None = None) -> bool:
         hull = silhouette(self.camera, pose)
-        if not _inside(hull, self.camera, 2.0):
+        if not _inside(hull, self.camera, 2.0 + self.background.wall_px(self.camera.width, self.camera.height)):
             return False
         gap = 0.12 * self.camera.die_px
         return not any(o is not ignore and _polys_overlap(hull, silhouette(self.camera, o), gap) for o in others)

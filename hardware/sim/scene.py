@@ -215,15 +215,25 @@ class Hand:
 
 @dataclass(frozen=True)
 class Background:
-    """The tray surface: ``kind`` is ``plain``, ``wood`` or ``pattern``; ``colour`` its base BGR."""
+    """The tray surface: ``kind`` is ``plain``, ``wood`` or ``pattern``; ``colour`` its base BGR.
+
+    ``walls`` > 0 frames it with the tray's rim, that fraction of the frame's shorter side wide
+    (dice stay inside it).
+    """
 
     kind: str = "wood"
     colour: tuple[int, int, int] = (170, 205, 222)
     seed: int = 0
+    walls: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in BACKGROUND_KINDS:
             raise InvalidScene(f"background kind must be one of {', '.join(BACKGROUND_KINDS)}, got {self.kind!r}")
+        if not 0 <= self.walls <= 0.25:
+            raise InvalidScene(f"tray walls must be 0-0.25 of the frame, got {self.walls!r}")
+
+    def wall_px(self, width: int, height: int) -> float:
+        return self.walls * min(width, height)
 
 
 BACKGROUND_KINDS = ("plain", "wood", "pattern")
@@ -287,13 +297,13 @@ _PLAINS = ((60, 110, 40), (120, 70, 40), (60, 60, 60), (200, 200, 200), (40, 40,
 _PATTERNS = ((150, 150, 160), (80, 110, 150), (110, 90, 70))
 
 
-def random_background(rng: np.random.Generator, kind: str | None = None) -> Background:
+def random_background(rng: np.random.Generator, kind: str | None = None, walls: float = 0.0) -> Background:
     kind = kind or str(rng.choice(BACKGROUND_KINDS, p=[0.3, 0.5, 0.2]))
     palette = {"plain": _PLAINS, "wood": _WOODS, "pattern": _PATTERNS}[kind]
     base = palette[int(rng.integers(len(palette)))]
     jitter = rng.integers(-12, 13, 3)
     colour = tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(base, jitter))
-    return Background(kind, (colour[0], colour[1], colour[2]), int(rng.integers(1 << 30)))
+    return Background(kind, (colour[0], colour[1], colour[2]), int(rng.integers(1 << 30)), walls)
 
 
 def random_lighting(rng: np.random.Generator) -> Lighting:
@@ -422,6 +432,7 @@ def random_scene(
         things = tuple(distractors)
     placed: list[DiePose] = []
     gap = 0.12 * die_px
+    margin = 2.0 + background.wall_px(width, height)
     # Dice keep clear of the distractors as of each other: their outlines start the list.
     hulls: list[np.ndarray] = [outline(d, die_px, width, height) for d in things]
     n_things = len(hulls)
@@ -435,7 +446,7 @@ def random_scene(
             area = cv2.contourArea(hull)
             if not 0.35 * area < visible < 0.75 * area:
                 return None
-        elif not _inside(hull, camera, 2.0):
+        elif not _inside(hull, camera, margin):
             return None
         for j, other in enumerate(hulls):
             if j != ignore and _polys_overlap(hull, other, gap):
@@ -471,7 +482,7 @@ def random_scene(
                 hull = fits(pose, allow_cut=True)
             elif kind == "cocked":
                 lean = float(rng.uniform(22, 38))
-                anchors = [j for j, p in enumerate(placed) if not p.cocked and _inside(hulls[n_things + j], camera, 2.0)]
+                anchors = [j for j, p in enumerate(placed) if not p.cocked and _inside(hulls[n_things + j], camera, margin)]
                 pose = new_pose(i)
                 anchor_index: int | None = None
                 if anchors:

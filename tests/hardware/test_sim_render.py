@@ -427,3 +427,19 @@ def test_translucent_dice_show_the_far_pips_faintly() -> None:
     assert real_pip - between > 80  # far stronger than the ghosts
     assert all(real_pip - g > 60 for g in ghosts)
     assert solid.shape == tex.shape
+
+
+def test_tray_walls_frame_the_floor_and_keep_the_dice_inside() -> None:
+    bg = Background("plain", (60, 110, 40), 2, walls=0.08)
+    rng = np.random.default_rng(4)
+    scene = random_scene(rng, 8, tilt_deg=0, background=bg, optics=Optics(0, 0, None))
+    tray = render_tray(scene, rng)
+    rim = bg.wall_px(640, 480)
+    assert rim == pytest.approx(38.4)
+    for die in scene.dice:
+        hull = silhouette(scene.camera, die)
+        assert hull.min() >= rim and hull[:, 0].max() <= 640 - rim and hull[:, 1].max() <= 480 - rim
+    grey = cv2.cvtColor(tray.frame, cv2.COLOR_BGR2GRAY).astype(int)
+    assert np.median(grey[:15, 100:540]) < np.median(grey[240, 200:440]) - 15  # the rim is darker than the floor
+    with pytest.raises(InvalidScene, match="0.5"):
+        Background(walls=0.5)
