@@ -141,11 +141,7 @@ class FaceDetector:
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
 
     def _pips_at(self, grey_full: Grey, scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
-        grey: Grey = grey_full
-        if scale < 1.0:
-            grey = np.asarray(
-                cv2.resize(grey_full, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), dtype=np.uint8
-            )
+        grey = _shrink(grey_full, scale)
         return [(grey, _find_pips(grey, kernel, dark, self.config)) for dark in (True, False)]
 
     def _typical_pip(self, *found: FloatArray) -> float | None:
@@ -160,15 +156,29 @@ class FaceDetector:
         """The scale that makes pips about ``target_pip`` wide, measured on a small copy."""
         h, w = int(grey.shape[0]), int(grey.shape[1])
         coarse = min(1.0, self.config.coarse_side / max(h, w))
-        small: Grey = grey
-        if coarse < 1:
-            small = np.asarray(cv2.resize(grey, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+        small = _shrink(grey, coarse)
         measured = self._typical_pip(*(_find_pips(small, 15, dark, self.config) for dark in (True, False)))
         if measured is None:
             return min(1.0, 1024.0 / float(max(h, w)))
         scale = float(self.config.target_pip / (measured / coarse))
         # resampling a frame by a few per cent gains nothing and costs time
         return 1.0 if scale > 0.9 else scale
+
+
+def _shrink(grey: Grey, scale: float) -> Grey:
+    """``grey`` resampled by ``scale`` (at most 1): halvings by pyramid first, which is cheap on 12 MP."""
+    if scale >= 1.0:
+        return grey
+    out: Grey = grey
+    remaining = scale
+    while remaining <= 0.5:
+        out = np.asarray(cv2.pyrDown(out), dtype=np.uint8)
+        remaining *= 2
+    h, w = grey.shape
+    size = (max(1, int(round(w * scale))), max(1, int(round(h * scale))))
+    if size != (out.shape[1], out.shape[0]):
+        out = np.asarray(cv2.resize(out, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    return out
 
 
 # pip array columns
@@ -328,24 +338,37 @@ def _faces_from_group(
 ) -> list[FaceCandidate]:
     """The faces in one linked group of pips: the group itself when it is one face, else its
     point-symmetric subsets (every d6 layout is symmetric about the face centre), biggest first."""
-    remaining = pips[group]
+    members = pips[group]
     faces: list[FaceCandidate] = []
-    whole = _fit(grey, remaining, dark)
+    whole = _fit(grey, members, dark)
     if whole is not None:
-        return [_candidate(frame, remaining, whole, scale, dark, CandidateFlag.NONE)]
-    while len(remaining):
-        best: tuple[int, float, FloatArray, LayoutFit] | None = None
+        return [_candidate(frame, members, whole, scale, dark, CandidateFlag.NONE)]
+    alive = np.arange(len(members))
+    layouts: dict[bytes, LayoutFit | None] = {}
+    plain: dict[bytes, bool] = {}
+    while len(alive):
+        remaining = members[alive]
+        # cheap layout fits first; the surface check only for the best few, best first
+        ranked: list[tuple[int, float, FloatArray, LayoutFit]] = []
         for subset in _symmetric_subsets(remaining):
-            sub = remaining[subset]
-            fit = _fit(grey, sub, dark)
-            if fit is None:
-                continue
-            key = (len(sub), -fit.residual)
-            if best is None or key > (best[0], best[1]):
-                best = (len(sub), -fit.residual, subset, fit)
+            key = alive[subset].tobytes()
+            if key not in layouts:
+                layouts[key] = _layout(remaining[subset])
+            fit = layouts[key]
+            if fit is not None:
+                ranked.append((len(subset), -fit.residual, subset, fit))
+        ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
+        best: tuple[FloatArray, LayoutFit] | None = None
+        for _, _, subset, fit in ranked:
+            key = alive[subset].tobytes()
+            if key not in plain:
+                plain[key] = _face_surface_plain(grey, fit, remaining[subset], dark)
+            if plain[key]:
+                best = (subset, fit)
+                break
         if best is None:
             break
-        _, _, subset, fit = best
+        subset, fit = best
         keep = np.ones(len(remaining), dtype=bool)
         keep[subset] = False
         intruders = _inside_face(fit, remaining[keep], remaining[subset])
@@ -353,12 +376,13 @@ def _faces_from_group(
             # a pip like these on the same face left out of the layout (half a six read as a
             # three): the face cannot be read
             others = np.nonzero(keep)[0][intruders]
-            members = np.concatenate([subset, others])
-            faces.append(_candidate(frame, remaining[members], None, scale, dark, CandidateFlag.NO_LAYOUT))
+            taken = np.concatenate([subset, others])
+            faces.append(_candidate(frame, remaining[taken], None, scale, dark, CandidateFlag.NO_LAYOUT))
             keep[others] = False
         else:
             faces.append(_candidate(frame, remaining[subset], fit, scale, dark, CandidateFlag.NONE))
-        remaining = remaining[keep]
+        alive = alive[keep]
+    remaining = members[alive]
     if len(remaining) >= 3 and not faces and _alike(remaining):
         faces.append(_candidate(frame, remaining, None, scale, dark, CandidateFlag.NO_LAYOUT))
     return faces
@@ -369,36 +393,40 @@ def _symmetric_subsets(pips: FloatArray) -> list[FloatArray]:
     xy = pips[:, :2]
     diam = pips[:, _DIAM]
     n = len(pips)
-    centres = [xy[i] for i in range(n)]
-    centres += [(xy[i] + xy[j]) / 2 for i in range(n) for j in range(i + 1, n)]
-    seen: set[tuple[int, ...]] = set()
+    ii, jj = np.triu_indices(n)  # i == j: the centre is a pip itself
+    centres = (xy[ii] + xy[jj]) / 2  # (C, 2)
+    mirrors = 2 * centres[:, None, :] - xy[None, :, :]  # (C, n, 2): each pip mirrored
+    gap = np.hypot(mirrors[:, :, None, 0] - xy[None, None, :, 0], mirrors[:, :, None, 1] - xy[None, None, :, 1])
+    has_mirror = (gap < 0.5 * diam[None, None, :]).any(axis=2)
+    radius = np.hypot(*(xy[None, :, :] - centres[:, None, :]).transpose(2, 0, 1))
+    members = has_mirror & (radius < 5.0 * diam[None, :])
+    counts = members.sum(axis=1)
+    seen: set[bytes] = set()
     out: list[FloatArray] = []
-    for c in centres:
-        offsets = xy - c
-        radius = np.hypot(offsets[:, 0], offsets[:, 1])
-        mirrors = c - offsets
-        d = np.hypot(mirrors[:, None, 0] - xy[None, :, 0], mirrors[:, None, 1] - xy[None, :, 1])
-        has_mirror = (d < 0.5 * diam[None, :]).any(axis=1)
-        members = has_mirror & (radius < 5.0 * diam)
-        key = tuple(np.nonzero(members)[0].tolist())
-        if not key or len(key) > 6 or key in seen:
-            continue
-        seen.add(key)
-        out.append(np.array(key, dtype=np.intp))
+    for row in members[(counts >= 1) & (counts <= 6)]:
+        key = row.tobytes()
+        if key not in seen:
+            seen.add(key)
+            out.append(np.nonzero(row)[0])
     return out
 
 
 def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
     """The layout of ``pips`` if they match one and the surface around them looks like a die face."""
+    fit = _layout(pips)
+    if fit is None or not _face_surface_plain(grey, fit, pips, dark):
+        return None
+    return fit
+
+
+def _layout(pips: FloatArray) -> LayoutFit | None:
+    """The layout of ``pips`` if they are alike and match one (the surface is not checked)."""
     if len(pips) > 6 or not _alike(pips):
         return None
     if len(pips) == 1 and (pips[0, _FILL] < 0.8 or pips[0, _CONTRAST] < 70):
         # a lone mark needs to look more like a pip than pips among others do
         return None
-    fit = fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
-    if fit is None or not _face_surface_plain(grey, fit, pips, dark):
-        return None
-    return fit
+    return fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
 
 
 def _inside_face(fit: LayoutFit, others: FloatArray, face_pips: FloatArray) -> npt.NDArray[np.bool_]:
@@ -435,28 +463,28 @@ def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool
     """
     m = fit.matrix()
     pts = _SURFACE_GRID @ m.T + np.array(fit.center)
-    d = np.hypot(pts[:, None, 0] - pips[None, :, _X], pts[:, None, 1] - pips[None, :, _Y])
-    clear = (d > 1.1 * pips[None, :, _DIAM]).all(axis=1)
-    pts = pts[clear]
+    d2 = (pts[:, None, 0] - pips[None, :, _X]) ** 2 + (pts[:, None, 1] - pips[None, :, _Y]) ** 2
+    pts = pts[(d2 > (1.1 * pips[None, :, _DIAM]) ** 2).all(axis=1)]
     h, w = grey.shape
-    inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)
-    if inside.mean() < 0.3:
+    cols = np.rint(pts[:, 0]).astype(np.intp)
+    rows = np.rint(pts[:, 1]).astype(np.intp)
+    inside = (cols >= 0) & (cols < w) & (rows >= 0) & (rows < h)
+    if inside.sum() < 0.3 * len(pts) or not inside.any():
         return False  # too little of it in the frame to tell a die face from anything else
-    pts = pts[inside]
-    samples = grey[np.round(pts[:, 1]).astype(np.intp), np.round(pts[:, 0]).astype(np.intp)].astype(np.float64)
-    level = float(np.median(samples))
-    contrast = float(np.median(pips[:, _CONTRAST]))
-    pip_face = float(np.median(pips[:, _LEVEL]))
-    if abs(level - pip_face) > 0.5 * contrast:
+    samples = grey[rows[inside], cols[inside]].astype(np.float64)
+    half = len(samples) // 2
+    level = float(np.partition(samples, half)[half])
+    contrast = float(pips[:, _CONTRAST].mean())
+    if abs(level - float(pips[:, _LEVEL].mean())) > 0.5 * contrast:
         return False
     if dark:
-        marks = samples < level - 0.45 * contrast
+        marks = int((samples < level - 0.45 * contrast).sum())
     else:
-        marks = samples > level + 0.45 * contrast
-    return bool(marks.mean() <= 0.05)
+        marks = int((samples > level + 0.45 * contrast).sum())
+    return marks <= 0.05 * len(samples)
 
 
-_g = np.linspace(-1.45, 1.45, 13)
+_g = np.linspace(-1.45, 1.45, 11)
 _SURFACE_GRID = np.array([(x, y) for y in _g for x in _g])
 
 
