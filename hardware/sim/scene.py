@@ -254,7 +254,7 @@ class Lighting:
     vignette: float = 0.15
     exposure: float = 1.0
     glare: float = 0.0
-    diffuse: float = 0.5
+    diffuse: float = 0.0
 
     def direction(self) -> np.ndarray:
         a, e = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)
