@@ -104,7 +104,7 @@ class DemoTable:
         self.transcript = Transcript(echo=echo)
         game = Game.new(list(heroes), names=list(names) if names is not None else None)
         self.flow = GameFlow(game, on_event=self.transcript, turn_limit=turn_limit)
-        self.tray = SimulatedTraySource(seed, auto_roll=False, fps=DEMO_FPS, pickup=False)
+        self.tray = SimulatedTraySource(seed, auto_roll=False, fps=DEMO_FPS, roll_s=(0.5, 0.8), pickup=False)
         self.pins = MockFactory(pin_class=MockPWMPin)
         self.light = StatusLight(pin_factory=self.pins)
         self.buttons = SimulatedButtons(pin_factory=self.pins)
@@ -279,17 +279,27 @@ class DemoTable:
             self._rerolls_in_a_row = 0
 
     def _press(self, *events: ButtonEvent) -> None:
+        """Presses the buttons one after another; the tray takes them all in its next step (and
+        shows the screen after each), as it would quick presses between two camera frames."""
+        if not events:
+            return
         for event in events:
             self.buttons.press(event)
-            self.service.step()
+        self.service.step()
 
     def _choose(self, kind: OptionKind, index: int | None = None) -> None:
+        """Presses SELECT until the wanted choice is highlighted."""
         flow = self.flow
-        for _ in range(len(flow.options)):
-            option = flow.selected
-            if option is not None and option.kind is kind and (index is None or option.index == index):
-                return
-            self._press(ButtonEvent.SELECT)
+        options = flow.options
+        current = flow.selected
+        wanted = [
+            i for i, option in enumerate(options)
+            if option.kind is kind and (index is None or option.index == index)
+        ]
+        if not wanted or current is None:
+            return
+        at = options.index(current)
+        self._press(*[ButtonEvent.SELECT] * ((wanted[0] - at) % len(options)))
 
     def _readings(self) -> int:
         return sum(e.kind is FlowEventKind.READING for e in self.transcript.events)
