@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from firmware_host.config import Config
-from firmware_host.errors import RollLogError
+from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
 from hardware.camera import ReplayFinished, open_camera
@@ -336,7 +336,7 @@ class TrayService:
         self.stats.readings += 1
         self._last_reading_id = self._log_row(lambda log_: log_.record_reading(reading))
         log.info("settled: read %s in %.1f ms", _describe(reading), reading.ms)
-        self._handle_events(self.flow.on_reading(reading))
+        self._handle_events(self._to_flow(self.flow.on_reading, reading))
         return reading
 
     def _handle_buttons(self) -> None:
@@ -345,8 +345,17 @@ class TrayService:
         for event in self.buttons.drain():
             self.stats.buttons += 1
             log.debug("button %s", getattr(event, "name", event))
-            self._handle_events(self.flow.on_button(event))
+            self._handle_events(self._to_flow(self.flow.on_button, event))
             self._refresh()
+
+    def _to_flow(self, handler: Callable[[Any], Sequence[Any]], value: Any) -> Sequence[Any]:
+        """Hands a reading or a press to the game; a project error there is logged, not fatal: a
+        restart would lose the game, and the next press or roll may well go through."""
+        try:
+            return handler(value)
+        except PROJECT_ERRORS as error:
+            log.error("the game could not take %r: %s", value, error)
+            return ()
 
     def _handle_events(self, events: Iterable[Any]) -> None:
         for event in events:

@@ -227,3 +227,21 @@ def test_the_live_view_gets_frames_readings_and_the_game_state(make_service, rep
         assert response.headers["Content-Type"] == "image/jpeg"
     service.close()
     assert live.hub.closed
+
+
+def test_a_game_error_on_a_press_is_logged_and_the_tray_plays_on(make_service, replay_scenes: Path, caplog) -> None:
+    from firmware_host.game_flow import GameFlow
+    from rules.errors import IllegalActionError
+    from rules.game import Game
+
+    class Refusing(GameFlow):
+        def on_button(self, event):
+            raise IllegalActionError("cannot advance now (test)")
+
+    service = make_service(lambda: ReplaySource(replay_scenes), flow=Refusing(Game.new(["barbarian", "moon-elf"])))
+    service.start()
+    service.buttons.press(ButtonEvent.NEXT)
+    with caplog.at_level(logging.ERROR):
+        service.step()
+    assert any("cannot advance now (test)" in r.message for r in caplog.records)
+    step_until(service, lambda: service.stats.readings == 1)
