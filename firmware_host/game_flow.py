@@ -671,6 +671,8 @@ class GameFlow:
         t = self._t
         if t.step in (Step.ROLL, Step.REROLL):
             return True
+        if t.step is Step.CORRECT and not t.recorded:
+            return True  # setting an unread die by hand, the player may still reroll it instead
         g = self._game
         if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE:
             return g.roll_attempts_left > 0

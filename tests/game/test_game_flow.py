@@ -541,3 +541,14 @@ def test_the_module_examples_run() -> None:
         failures, tried = doctest.testmod(module)
         assert failures == 0
     assert doctest.testmod(firmware_host.transcript).attempted >= 3
+
+
+def test_a_reroll_while_setting_an_unread_die_replaces_the_roll() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, None, 5, 6))
+    press(flow, NEXT, SELECT)  # started setting die 3...
+    assert flow.step is Step.CORRECT
+    flow.on_reading(reading(1, 1, 2, 5, 6))  # ...then rerolled it after all
+    assert flow.step is Step.CHOOSE and flow.game.offensive_attempts == 1
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 1 2 5 6"
