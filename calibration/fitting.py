@@ -29,6 +29,7 @@ from vision.profile_reader import (
     MatcherSettings,
     ProfileClassifier,
     face_descriptor,
+    pairwise_distances,
 )
 
 Crop = npt.NDArray[np.uint8]
@@ -158,10 +159,20 @@ def fit(faces: Sequence[CalibratedFace], exemplars: Mapping[str, Sequence[Crop]]
             key = (min(r.truth, r.read), max(r.truth, r.read))
             confusions[key] = confusions.get(key, 0) + 1
     alike = []
+    owners = np.asarray(probe.exemplar_faces, dtype=np.intp)
+    distances = pairwise_distances(crops) if confusions else np.zeros((0, 0))
     for (a, b), count in sorted(confusions.items()):
         total = int(per_face[a] + per_face[b])
         totals[(a, b)] = total
-        if count >= 2 and count >= 0.25 * total:
+        if count < 2 or count < 0.25 * total:
+            continue
+        # Often confused, but two faces that differ only in a small number are confused too when
+        # the photos are poor: they are alike only if their examples are no farther apart across
+        # the pair than within each face.
+        ia, ib = np.flatnonzero(owners == a), np.flatnonzero(owners == b)
+        within = [distances[np.ix_(g, g)][np.triu_indices(len(g), 1)].mean() for g in (ia, ib) if len(g) > 1]
+        across = float(distances[np.ix_(ia, ib)].mean())
+        if not within or across < 1.15 * float(np.mean(within)):
             alike.append((faces[a].label, faces[b].label, count, total))
     report = {
         "held_out_reads": len(reads),

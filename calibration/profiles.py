@@ -44,7 +44,16 @@ from calibration.errors import CalibrationMissing, ProfileError
 from calibration.paths import profiles_directory
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
-from vision.profile_reader import CalibratedFace, ConfidenceTable, MatcherSettings, ProfileClassifier
+from vision.detect import FaceDetector
+from vision.profile_reader import (
+    BodyDetector,
+    CalibratedFace,
+    ConfidenceTable,
+    MatcherSettings,
+    ProfileClassifier,
+    TrayHint,
+)
+from vision.reader import DiceReader
 
 MANIFEST = "profile.json"
 DIE_FORMAT = "dicetray-die-profile"
@@ -115,6 +124,15 @@ class DieProfile:
         pairs = [(face, self.exemplars.get(face.label, ())) for face in self.faces]
         return ProfileClassifier(pairs, self.settings, pip_reader=pip_reader)
 
+    def reader(self, tray: TrayHint | None = None) -> DiceReader:
+        """A :class:`~vision.reader.DiceReader` for this die set: dice found by their bodies
+        (against ``tray`` when given, else the saved tray profile if there is one), faces read by
+        :meth:`classifier`; faces marked ``pips`` may also be read by the pip reader."""
+        from calibration.tray import saved_tray_hint
+
+        hint = tray if tray is not None else saved_tray_hint()
+        return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=BodyDetector(hint))
+
     def exemplar_count(self) -> int:
         return sum(len(crops) for crops in self.exemplars.values())
 
@@ -137,6 +155,17 @@ class DieProfile:
             "matcher": _settings_json(self.settings),
             "fit": dict(self.fit),
         }
+
+
+def read_pips(crop: Crop) -> tuple[int, float] | None:
+    """Reads a rectified face crop as pips with the pip reader: (value, confidence) or ``None``."""
+    big = cv2.resize(crop, (crop.shape[1] * 3, crop.shape[0] * 3), interpolation=cv2.INTER_LINEAR)
+    pad = big.shape[0] // 3
+    framed = cv2.copyMakeBorder(big, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    faces = [c for c in FaceDetector().find(framed) if c.layout is not None]
+    if len(faces) != 1 or faces[0].layout is None:
+        return None
+    return int(faces[0].layout.value), float(faces[0].quality)
 
 
 def _now() -> str:

@@ -175,6 +175,7 @@ def _descriptor_of_square(grey: FloatArray) -> FloatArray:
 _GRID = 4
 _PER_FACE = 4  # exemplars per face compared in full when a profile has many
 _FULL_COMPARISONS = 36
+_TURNS_TRIED = 3  # turns of each exemplar compared in full
 
 
 def _cell_energy(difference: FloatArray) -> FloatArray:
@@ -246,13 +247,19 @@ def _exemplar_distances(
     bank: FloatArray, coarse: FloatArray, variants: int, descriptor: FloatArray, rows: npt.NDArray[np.intp] | None = None
 ) -> npt.NDArray[np.float64]:
     """Distance from ``descriptor`` to exemplars of ``bank`` (``variants`` rows per exemplar; only
-    exemplars ``rows`` when given): the exemplar's best turn by coarse cosine, then the largest
-    per-cell squared difference at full resolution."""
+    exemplars ``rows`` when given): the exemplar's few best turns by coarse cosine, then the
+    smallest of their largest per-cell squared differences at full resolution.
+
+    More than one turn is tried because a nearly symmetric symbol (a burst, a star) fits about as
+    well in several turns, and only the full comparison sees where its small number is."""
     query_coarse = _coarse(descriptor[None, :])[0]
     similarity = (coarse @ query_coarse).reshape(-1, variants)
     exemplars = np.arange(len(similarity)) if rows is None else rows
-    chosen = np.argmax(similarity[exemplars], axis=1) + exemplars * variants
-    out: npt.NDArray[np.float64] = _cell_energy(bank[chosen] - descriptor[None, :]).max(axis=1).astype(np.float64)
+    turns = min(_TURNS_TRIED, variants)
+    best = np.argpartition(-similarity[exemplars], turns - 1, axis=1)[:, :turns]
+    chosen = (best + (exemplars * variants)[:, None]).ravel()
+    energy = _cell_energy(bank[chosen] - descriptor[None, :]).max(axis=1).reshape(len(exemplars), turns)
+    out: npt.NDArray[np.float64] = energy.min(axis=1).astype(np.float64)
     return out
 
 
@@ -469,7 +476,8 @@ class BodyDetector(FaceDetector):
         level = max(self.min_contrast, min(float(otsu), strict))
         mask = np.where(distance > level, 255, 0).astype(np.uint8)
         strong = distance > strict
-        if self.hint.roi is not None:
+        matches = self.hint.background is None or self.hint.background.shape == frame.shape
+        if self.hint.roi is not None and matches:
             x, y, rw, rh = self.hint.roi
             keep = np.zeros_like(mask)
             keep[y : y + rh, x : x + rw] = 255
@@ -516,7 +524,8 @@ class BodyDetector(FaceDetector):
         mask = self.foreground(frame)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         h, w = frame.shape[:2]
-        expected = self.hint.die_side
+        same_camera = self.hint.background is None or self.hint.background.shape == frame.shape
+        expected = self.hint.die_side if same_camera else 0.0
         found: list[FaceCandidate] = []
         for contour in contours:
             # The hull: ink touching the edge of a face notches the blob but not the die.

@@ -1,0 +1,216 @@
+"""Tray calibration: what the empty tray looks like (``dicetray calibrate tray``).
+
+From a few photos of the empty tray it learns the background (their per-pixel median), the
+region of interest (inside the ArUco markers at the tray's corners when there are any, else the
+whole frame) and, from photos with dice in them, the expected side of a die's top face in pixels.
+It is saved like a die profile, in ``profiles_directory()/NAME/`` (default name ``tray``)::
+
+    profile.json     {"format": "dicetray-tray-profile", "version": 1, "kind": "tray", "name": "tray",
+                      "frame_size": [w, h], "roi": [x, y, w, h], "die_side": 52.0,
+                      "markers": [{"id": 0, "corners": [[x, y], ...]}], "background": "background.png"}
+    background.png   the empty tray
+
+The reader for calibrated dice (:class:`vision.profile_reader.BodyDetector`) takes it as a
+:class:`~vision.profile_reader.TrayHint`: dice are then found against the real tray instead of a
+guess from the frame's border, only inside the region, and only at about the right size. The pip
+reader (:class:`vision.detect.FaceDetector`) takes no tray hint yet; without a tray profile
+everything still works.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.errors import CalibrationMissing, ProfileError
+from calibration.paths import profiles_directory
+from calibration.profiles import MANIFEST, FORMAT_VERSION, _now, check_name, profile_path, read_manifest, write_profile_folder
+from vision.errors import ImageLoadError
+from vision.imageio import load_image
+from vision.profile_reader import BodyDetector, TrayHint
+
+Frame = npt.NDArray[np.uint8]
+
+TRAY_FORMAT = "dicetray-tray-profile"
+DEFAULT_TRAY = "tray"
+_DICTIONARY = cv2.aruco.DICT_4X4_50
+
+
+@dataclass(frozen=True)
+class Marker:
+    """An ArUco marker found on the tray: its id and four corners in frame pixels."""
+
+    id: int
+    corners: tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class TrayProfile:
+    """The empty tray: background image, region of interest, die size and corner markers."""
+
+    name: str
+    background: Frame
+    roi: tuple[int, int, int, int]
+    die_side: float = 0.0
+    markers: tuple[Marker, ...] = ()
+    created: str = ""
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        if not self.created:
+            object.__setattr__(self, "created", _now())
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        return (int(self.background.shape[1]), int(self.background.shape[0]))
+
+    def hint(self) -> TrayHint:
+        """What the calibrated-dice reader takes."""
+        return TrayHint(self.background, self.roi, self.die_side)
+
+    def describe(self) -> str:
+        w, h = self.frame_size
+        side = f"die side {self.die_side:.0f} px" if self.die_side else "die side not measured"
+        return f"{w}x{h} frames, region {list(self.roi)}, {len(self.markers)} ArUco markers, {side}"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": "tray",
+            "created": self.created,
+            "frame_size": list(self.frame_size),
+            "roi": list(self.roi),
+            "die_side": self.die_side,
+            "markers": [{"id": m.id, "corners": [list(c) for c in m.corners]} for m in self.markers],
+        }
+
+
+def find_markers(frame: Frame) -> tuple[Marker, ...]:
+    """The ArUco markers (4x4, ids 0-49) in a frame, by id."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(_DICTIONARY), cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(grey)
+    if ids is None:
+        return ()
+    found = [
+        Marker(int(i), tuple((float(x), float(y)) for x, y in c.reshape(4, 2)))
+        for c, i in zip(corners, ids.ravel())
+    ]
+    return tuple(sorted(found, key=lambda m: m.id))
+
+
+def _region(markers: Sequence[Marker], width: int, height: int) -> tuple[int, int, int, int]:
+    """Inside the markers when at least three mark the corners; else the whole frame."""
+    if len(markers) < 3:
+        return (0, 0, width, height)
+    centres = np.array([np.mean(m.corners, axis=0) for m in markers])
+    x0, y0 = np.floor(centres.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(centres.max(axis=0)).astype(int)
+    x0, y0 = max(0, int(x0)), max(0, int(y0))
+    x1, y1 = min(width, int(x1)), min(height, int(y1))
+    if x1 - x0 < 32 or y1 - y0 < 32:
+        return (0, 0, width, height)
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def calibrate_tray(name: str, empty: Sequence[Frame], with_dice: Iterable[Frame] = ()) -> TrayProfile:
+    """A tray profile from frames of the empty tray (and, to measure dice, frames with dice).
+
+    :raises ProfileError: no frames, or frames of different sizes.
+    """
+    check_name(name)
+    if not empty:
+        raise ProfileError("tray calibration needs at least one photo of the empty tray")
+    shape = empty[0].shape
+    for index, frame in enumerate(empty):
+        if frame.shape != shape:
+            raise ProfileError(f"empty-tray photo {index + 1} is {frame.shape[1]}x{frame.shape[0]}, the first is {shape[1]}x{shape[0]}")
+    background: Frame = np.median(np.stack(empty), axis=0).astype(np.uint8)
+    markers = find_markers(background)
+    roi = _region(markers, shape[1], shape[0])
+    sides: list[float] = []
+    detector = BodyDetector(TrayHint(background, roi))
+    for frame in with_dice:
+        if frame.shape != shape:
+            raise ProfileError(f"a photo with dice is {frame.shape[1]}x{frame.shape[0]}, the empty tray {shape[1]}x{shape[0]}")
+        for candidate in detector.find(frame):
+            quad = np.array(candidate.quad)
+            sides.append(float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))))
+    die_side = float(np.median(sides)) if sides else 0.0
+    return TrayProfile(name, background, roi, die_side, markers)
+
+
+def _load_all(paths: Sequence[str | os.PathLike[str]], what: str) -> list[Frame]:
+    frames = []
+    for path in paths:
+        try:
+            frames.append(load_image(path))
+        except ImageLoadError as error:
+            raise ProfileError(f"{what}: {error}") from None
+    return frames
+
+
+def calibrate_tray_from_files(
+    name: str, empty: Sequence[str | os.PathLike[str]], with_dice: Sequence[str | os.PathLike[str]] = ()
+) -> TrayProfile:
+    """:func:`calibrate_tray` from image files; a bad file is named."""
+    return calibrate_tray(name, _load_all(empty, "empty-tray photo"), _load_all(with_dice, "photo with dice"))
+
+
+def save_tray_profile(profile: TrayProfile, folder: str | os.PathLike[str] | None = None, *, overwrite: bool = False) -> Path:
+    """Writes a tray profile (see the module docstring) and returns its folder."""
+    target = Path(folder) if folder is not None else profiles_directory() / profile.name
+    summary = profile.summary()
+    manifest = {"format": TRAY_FORMAT, "version": FORMAT_VERSION, **summary, "background": "background.png"}
+    manifest["detail"] = profile.describe()
+
+    def write(staging: Path) -> None:
+        ok, buffer = cv2.imencode(".png", profile.background)
+        if not ok:
+            raise ProfileError(f"cannot encode the background of tray profile {profile.name!r}")
+        (staging / "background.png").write_bytes(buffer.tobytes())
+
+    return write_profile_folder(target, manifest, write, overwrite=overwrite)
+
+
+def load_tray_profile(name_or_path: str | os.PathLike[str] = DEFAULT_TRAY) -> TrayProfile:
+    """Loads a tray profile by saved name or path.
+
+    :raises CalibrationMissing: no such profile.
+    :raises ProfileError: a corrupt manifest or background image; the message names the file.
+    """
+    folder = profile_path(name_or_path)
+    data = read_manifest(folder)
+    where = str(folder / MANIFEST)
+    if data.get("format") != TRAY_FORMAT:
+        raise ProfileError(f"{where!r}: not a tray profile (format {data.get('format')!r})")
+    try:
+        background = load_image(folder / str(data.get("background", "background.png")))
+    except ImageLoadError as error:
+        raise ProfileError(f"tray profile {folder.name!r}: corrupt background: {error}") from None
+    try:
+        roi_list = [int(v) for v in data["roi"]]
+        if len(roi_list) != 4:
+            raise ValueError(f"roi needs 4 numbers, not {len(roi_list)}")
+        roi = (roi_list[0], roi_list[1], roi_list[2], roi_list[3])
+        markers = tuple(
+            Marker(int(m["id"]), tuple((float(x), float(y)) for x, y in m["corners"])) for m in data.get("markers", [])
+        )
+        return TrayProfile(str(data["name"]), background, roi, float(data.get("die_side", 0.0)), markers, str(data.get("created", "")))
+    except (KeyError, TypeError, ValueError) as error:
+        raise ProfileError(f"{where!r}: bad tray profile: {error}") from None
+
+
+def saved_tray_hint(name: str = DEFAULT_TRAY) -> TrayHint | None:
+    """The saved tray profile's hint, or ``None`` when there is no tray profile."""
+    try:
+        return load_tray_profile(name).hint()
+    except CalibrationMissing:
+        return None
