@@ -21,6 +21,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     )
     read.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
     read.add_argument("--profile", metavar="NAME", help="a calibrated die profile (saved name or path)")
+    read.add_argument("--hero", metavar="HERO", help="give each die the symbol it shows for this hero")
     read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     read.add_argument("--annotate", metavar="DIR", type=Path, help="write a debug image per input into DIR")
     read.set_defaults(handler=run_read)
@@ -42,20 +43,29 @@ def make_reader(profile: str | None) -> Any:
 
     if profile is None:
         return DiceReader()
-    return DiceReader(classifier=_profile_classifier(profile))
+    return _profile_reader(profile)
 
 
-def _profile_classifier(profile: str) -> Any:
+def _profile_reader(profile: str) -> Any:
     try:
         profiles = importlib.import_module("calibration.profiles")
-        reader = importlib.import_module("vision.profile_reader")
     except ImportError:
         raise UsageError(f"--profile {profile!r}: calibrated die profiles are not available in this version") from None
-    loaded = profiles.load_profile(profile)
-    factory = getattr(reader.ProfileClassifier, "from_profile", None)
-    if factory is None:
-        raise UsageError(f"--profile {profile!r}: calibrated die profiles are not available in this version")
-    return factory(loaded)
+    return profiles.load_profile(profile).reader()
+
+
+def _with_symbols(reading: Any, hero_name: str) -> Any:
+    """The reading with each die's hero symbol: the hero file maps numbers to symbols."""
+    import dataclasses
+
+    from rules.heroes import load_hero
+
+    hero = load_hero(hero_name)
+    dice = tuple(
+        dataclasses.replace(d, symbol=hero.symbol_for(d.value)) if d.ok and d.value is not None else d
+        for d in reading.dice
+    )
+    return dataclasses.replace(reading, dice=dice)
 
 
 def run_read(args: argparse.Namespace) -> int:
@@ -63,6 +73,10 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.imageio import load_image
 
     reader = make_reader(args.profile)
+    if args.hero is not None:
+        from rules.heroes import load_hero
+
+        load_hero(args.hero)  # an unknown hero is a usage error before any image is read
     if args.annotate is not None:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)
@@ -71,6 +85,8 @@ def run_read(args: argparse.Namespace) -> int:
     for name in args.images:
         frame = load_image(name)
         reading = reader.read(frame)
+        if args.hero is not None:
+            reading = _with_symbols(reading, args.hero)
         if args.json:
             print(json.dumps({"image": name, **reading.to_json()}), flush=True)
         else:
