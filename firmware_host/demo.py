@@ -207,7 +207,9 @@ class DemoTable:
     def _key_in(self, values: Sequence[int]) -> None:
         """Sets each die the flow asks for to its value: SELECT up to it, NEXT."""
         flow = self.flow
-        while flow.step is Step.CORRECT:
+        for _ in range(2 * len(values) + 2):  # each pass sets one die; a bound, not a plan
+            if flow.step is not Step.CORRECT:
+                return
             fixing = flow.fixing
             assert fixing is not None
             index, shown = fixing
