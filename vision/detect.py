@@ -28,6 +28,7 @@ from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout
 
 FloatArray = npt.NDArray[np.float64]
 Grey = npt.NDArray[np.uint8]
+IndexArray = npt.NDArray[np.intp]
 
 #: Largest difference, as a matrix norm, between one pip's ellipse and its face's mean ellipse.
 ALIKE_SHAPE = 0.16
@@ -97,7 +98,7 @@ class DetectorConfig:
 
     target_pip: float = 8.0  # pip diameter in pixels the frame is resampled to
     coarse_side: int = 400  # longest side of the copy used to measure pips
-    min_contrast: float = 24.0  # black-hat/top-hat level that starts a pip, grey levels
+    min_contrast: float = 40.0  # black-hat/top-hat level that starts a pip, grey levels
     min_pip_contrast: float = 45.0  # mean contrast a pip needs
     min_ratio: float = 0.3  # rounder than this to be a pip
     link_distance: float = 6.5  # pips further apart (in pip diameters) are never on one face
@@ -349,7 +350,7 @@ def _faces_from_group(
     while len(alive):
         remaining = members[alive]
         # cheap layout fits first; the surface check only for the best few, best first
-        ranked: list[tuple[int, float, FloatArray, LayoutFit]] = []
+        ranked: list[tuple[int, float, IndexArray, LayoutFit]] = []
         for subset in _symmetric_subsets(remaining):
             key = alive[subset].tobytes()
             if key not in layouts:
@@ -358,7 +359,7 @@ def _faces_from_group(
             if fit is not None:
                 ranked.append((len(subset), -fit.residual, subset, fit))
         ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
-        best: tuple[FloatArray, LayoutFit] | None = None
+        best: tuple[IndexArray, LayoutFit] | None = None
         for _, _, subset, fit in ranked:
             key = alive[subset].tobytes()
             if key not in plain:
@@ -388,7 +389,7 @@ def _faces_from_group(
     return faces
 
 
-def _symmetric_subsets(pips: FloatArray) -> list[FloatArray]:
+def _symmetric_subsets(pips: FloatArray) -> list[IndexArray]:
     """Index arrays of pips symmetric about some centre: a pip or the midpoint of two pips."""
     xy = pips[:, :2]
     diam = pips[:, _DIAM]
@@ -402,7 +403,7 @@ def _symmetric_subsets(pips: FloatArray) -> list[FloatArray]:
     members = has_mirror & (radius < 5.0 * diam[None, :])
     counts = members.sum(axis=1)
     seen: set[bytes] = set()
-    out: list[FloatArray] = []
+    out: list[IndexArray] = []
     for row in members[(counts >= 1) & (counts <= 6)]:
         key = row.tobytes()
         if key not in seen:
