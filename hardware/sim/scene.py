@@ -393,14 +393,16 @@ def random_scene(
     optics: Optics | None = None,
     distractors: int | Sequence[Distractor] = 0,
 ) -> TrayScene:
-    """A random tray with ``n_dice`` dice (1-30) placed without overlap.
+    """A random tray with ``n_dice`` dice (0-30) placed without overlap.
 
     ``touching`` pairs of dice are pushed side by side; ``cocked`` dice lean against a neighbour (or
     lie tipped when alone); ``out_of_frame`` dice are cut by the frame edge; ``hand`` adds a hand
     reaching in; ``distractors`` (a count, or the objects) puts things that are not dice on the
-    tray (a cable, a coin, a barcode label, a keyboard key), with the dice kept clear of them. Unset choices (tilt, die size, background, styles, lighting, optics) are drawn from
-    ``rng``; ``designs`` and ``styles`` are picked per die (one style per scene unless several are
-    given). ``values`` fixes the face up of each die.
+    tray (a cable, a coin, a barcode label, a keyboard key), with the dice kept clear of them.
+    Unset choices (tilt, die size, background, styles, lighting, optics) are drawn from ``rng``;
+    ``designs`` and ``styles`` are picked per die (one style per scene unless several are given).
+    ``values`` fixes the face up of each die, in placement order (touching pairs first, then free,
+    cocked and cut dice).
 
     :raises InvalidScene: the dice do not fit, or counts are out of range.
     """
@@ -491,7 +493,7 @@ def random_scene(
                     anchor_index += n_things
                     side = anchor.yaw_deg + 90 * int(rng.integers(4))
                     pose = _lean_against(pose, anchor, side, lean)
-                else:  # alone: tipped against the tray wall
+                else:  # no die to lean on: tipped as if against the tray wall
                     pose = replace(pose, lean_deg=lean, lean_dir_deg=float(rng.uniform(0, 360)))
                 hull = fits(pose, ignore=anchor_index)
             elif kind == "pair":
