@@ -601,16 +601,25 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
         cx, cy = face.center
         t = tensor(face)
         drop = False
-        for other in kept:
+        for index, other in enumerate(kept):
             ox, oy = other.center
             dist = math.hypot(cx - ox, cy - oy)
             reach = 0.5 * (size(face) + size(other))
+            largest = max(size(face), size(other))
             differs = (
                 float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
                 or other.squareness - face.squareness > 0.12
             )
             # a side face is small and squashed: measure its reach by the top face's size
-            if dist < 0.6 * reach or (differs and dist < 1.25 * max(size(face), size(other))):
+            if dist < 0.6 * reach or (differs and dist < 1.25 * largest):
+                drop = True
+                break
+            if dist < 0.9 * largest and abs(cy - oy) > 0.5 * dist:
+                # near 45 degrees the front face looks as square as the top; a camera tilts
+                # towards the top of its image, so of two faces stacked up the image, the upper
+                # is the top face
+                if cy < oy:
+                    kept[index] = face
                 drop = True
                 break
         if not drop:
