@@ -552,3 +552,21 @@ def test_a_reroll_while_setting_an_unread_die_replaces_the_roll() -> None:
     flow.on_reading(reading(1, 1, 2, 5, 6))  # ...then rerolled it after all
     assert flow.step is Step.CHOOSE and flow.game.offensive_attempts == 1
     assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "1 1 2 5 6"
+
+
+def test_a_defender_with_two_defenses_chooses_one_before_rolling_its_dice() -> None:
+    flow, transcript = new_flow(["barbarian", "shadow-thief"], ["Ana", "Cat"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    assert flow.game.phase is Phase.DEFENSIVE_ROLL and flow.step is Step.DEFENSE
+    assert [o.name for o in flow.options] == ["Shadow Defense", "Fearless Riposte"]
+    assert flow.status() is TrayStatus.WAITING_FOR_INPUT
+    press(flow, SELECT, NEXT)
+    assert flow.game.defense == "Fearless Riposte" and flow.expected_dice == 5
+    assert "Cat defends with Fearless Riposte" in transcript.text()
+    flow.on_button(BACK)  # the choice can be taken back before the dice are rolled
+    assert flow.step is Step.DEFENSE and flow.game.defense is None
+    assert flow.selected is not None and flow.selected.name == "Fearless Riposte"  # as it was
+    press(flow, SELECT, NEXT)
+    assert flow.game.defense == "Shadow Defense" and flow.expected_dice == 4
