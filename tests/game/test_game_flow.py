@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from firmware_host.game_flow import GameFlow, OptionKind, Step, ordered_dice
 from firmware_host.transcript import FlowEvent, FlowEventKind, Transcript
@@ -570,3 +572,36 @@ def test_a_defender_with_two_defenses_chooses_one_before_rolling_its_dice() -> N
     assert flow.selected is not None and flow.selected.name == "Fearless Riposte"  # as it was
     press(flow, SELECT, NEXT)
     assert flow.game.defense == "Shadow Defense" and flow.expected_dice == 4
+
+
+_ACTIONS = st.one_of(
+    st.sampled_from([NEXT, SELECT, BACK, NEXT, SELECT]),
+    st.lists(st.one_of(st.integers(1, 6), st.none()), min_size=1, max_size=6).map(lambda v: reading(*v)),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_ACTIONS, max_size=40), st.sampled_from([2, 3, 4]))
+def test_any_presses_and_readings_keep_the_flow_consistent_and_back_unwinds_to_the_start(
+    actions: list[ButtonEvent | FrameReading], players: int
+) -> None:
+    heroes = ["barbarian", "moon-elf", "ninja", "paladin"][:players]
+    flow = GameFlow(Game.new(heroes))
+    start = (flow.game.phase, flow.game.turn, [flow.game.health(p) for p in flow.game.players])
+    for action in actions:
+        if isinstance(action, ButtonEvent):
+            flow.on_button(action)
+        else:
+            flow.on_reading(action)
+        render_screen(flow.screen())  # every state can be drawn
+        assert isinstance(flow.status(), TrayStatus)
+        if flow.step is Step.ROLL:
+            assert flow.expected_dice in (1, 2, 3, 4, 5)
+    if any(e.kind is FlowEventKind.NEW_GAME for e in flow.events):
+        return  # a new game starts a fresh history: nothing before it to unwind to
+    for _ in range(len(actions) + 1):
+        if flow.on_button(BACK)[0].text == "BACK: nothing to undo":
+            break
+    game = flow.game
+    assert (game.phase, game.turn, [game.health(p) for p in game.players]) == start
+    assert game.offensive_attempts == 0 and all(p.cp == 2 for p in game.players)
