@@ -832,6 +832,8 @@ class GameFlow:
             )
         if keep:
             text += f"; keep {' '.join(str(roll.faces[i]) for i in keep)}"
+        elif rolls_left > 0:
+            text += "; reroll them all"
         self._emit(FlowEventKind.ROLL, text, attempt=attempt, roll=roll.notation(), symbols=symbols.split(),
                    activations=[a.to_json() for a in activations], rolls_left=rolls_left,
                    odds={o.name: o.probability for o in aims}, keep=[roll.faces[i] for i in keep])
