@@ -28,6 +28,7 @@ import numpy as np
 from firmware_host.game_flow import GameFlow, OptionKind, RollKind, Step
 from firmware_host.transcript import FlowEventKind, Transcript
 from hardware.buttons import ButtonEvent
+from hardware.errors import DisplayUnavailable
 from hardware.sim.render import DieTruth
 from vision.types import DieReading, DieStatus, FrameReading
 
@@ -357,6 +358,16 @@ def run_demo(
     echo: TextIO | None = None,
     reader: Reader | None = None,
 ) -> DemoResult:
-    """Plays the demo game (Barbarian against Moon Elf) and returns what happened."""
+    """Plays the demo game (Barbarian against Moon Elf) and returns what happened; the transcript
+    is also left in ``out/transcript.txt`` beside the display frames.
+
+    :raises DisplayUnavailable: ``out`` cannot be written (before anything is played).
+    """
     table = DemoTable(out, seed, names=("Barbarian", "Moon Elf"), turn_limit=turn_limit, echo=echo, reader=reader)
-    return table.play()
+    result = table.play()
+    path = Path(out) / "transcript.txt"
+    try:
+        path.write_text(table.transcript.text(), encoding="utf-8")
+    except OSError as error:
+        raise DisplayUnavailable(f"cannot write the transcript to {str(path)!r}: {error}") from error
+    return result

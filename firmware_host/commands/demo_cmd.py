@@ -45,7 +45,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     out = Path(args.out)
     result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout)
     print(
-        f"\n{result.frames_shown} display frames in {str(out)!r}; {result.camera_frames} camera frames, "
+        f"\n{result.frames_shown} display frames and the transcript in {str(out)!r}; {result.camera_frames} camera frames, "
         f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"
     )
     print(f"played in {result.seconds:.1f} s", file=sys.stderr)

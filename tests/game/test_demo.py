@@ -29,7 +29,8 @@ def test_the_demo_plays_a_whole_game_and_writes_every_display_frame(
         assert words in transcript, words
     frames = sorted(out.glob("frame_*.png"))
     assert len(frames) >= 30
-    assert f"{len(frames)} display frames" in transcript
+    assert f"{len(frames)} display frames and the transcript in" in transcript
+    assert (out / "transcript.txt").read_text(encoding="utf-8") in transcript  # the same lines, kept
     for path in (frames[0], frames[len(frames) // 2], frames[-1]):
         with Image.open(path) as image:
             assert image.size == (128, 64) and image.mode == "1"
