@@ -966,7 +966,7 @@ class GameFlow:
         t.fixing = None
         self._record()
 
-    # ================================================================================ helpers
+    # ================================================================================ small pieces
 
     def _defender(self) -> Player:
         defender = self._game.defender
