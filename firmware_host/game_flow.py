@@ -57,6 +57,7 @@ class Step(str, enum.Enum):
     REROLL = "reroll"  # a die could not be read (or dice are missing): reroll, or set it by hand
     CORRECT = "correct"  # setting one die's value: SELECT cycles 1-6, NEXT confirms, BACK cancels
     COST = "cost"  # paying for a card: SELECT cycles the CP cost, NEXT pays, BACK cancels
+    HEALTH = "health"  # a health dial set by hand: SELECT cycles the change, NEXT sets, BACK cancels
     CHOOSE = "choose"  # a scored roll: SELECT cycles the choices, NEXT acts on the highlighted one
     TARGET = "target"  # choosing the defender (more than two players)
     DEFENSE = "defense"  # a defender with two defensive abilities picks one before rolling
@@ -77,6 +78,7 @@ class OptionKind(str, enum.Enum):
     CONTINUE = "continue"  # end this phase
     SELL = "sell"  # sell a card for 1 CP (main and discard phases)
     PLAY = "play"  # play a card from the hand, paying its CP cost (main phases)
+    ADJUST = "adjust"  # change this player's health by hand (statuses and cards the tray cannot see)
     ACTIVATE = "activate"  # activate this ability now
     AIM = "aim"  # roll on for this ability: shows the dice to keep
     PASS = "pass"  # activate nothing this turn
@@ -114,6 +116,8 @@ class _Table:
     fixing: int | None = None
     fix_value: int = 1
     cost: int = 0  # CP cost of the card being played
+    adjusting: int | None = None  # player whose health is being set by hand
+    change: int = 0  # the health change being set
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
     message: str = ""  # a refusal or a problem, shown until the next step
     keep: tuple[int, ...] = ()  # die indices the odds advise keeping
@@ -127,6 +131,10 @@ class _Undo:
 
     table: _Table
     game_actions: int = 0
+
+
+HEALTH_CHANGES: tuple[int, ...] = (-1, -2, -3, -4, -5, -10, +1, +2, +3, +4, +5, +10)
+"""The changes SELECT offers when a health dial is set by hand (poison, a card, a misplayed heal)."""
 
 
 def _quiet(table: _Table) -> _Table:
@@ -367,6 +375,10 @@ class GameFlow:
             lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
         elif t.step is Step.COST:
             lines = [f"Card cost: {t.cost} CP", f"{g.active_player.cp} CP to spend"]
+        elif t.step is Step.HEALTH and t.adjusting is not None:
+            player = g.players[t.adjusting]
+            now = g.health(player)
+            lines = [f"{player.name}: {now} HP", f"Change {t.change:+d}: {max(0, now + t.change)} HP"]
         elif t.options:
             # The body holds a few lines: the message and the explanation, then a window of the
             # choices that always shows the highlighted one.
@@ -454,6 +466,8 @@ class GameFlow:
             t.fix_value = t.fix_value % 6 + 1
         elif t.step is Step.COST:
             t.cost = (t.cost + 1) % (self._game.active_player.cp + 1)
+        elif t.step is Step.HEALTH:
+            t.change = HEALTH_CHANGES[(HEALTH_CHANGES.index(t.change) + 1) % len(HEALTH_CHANGES)]
         elif t.options:
             t.selected = (t.selected + 1) % len(t.options)
 
@@ -465,6 +479,9 @@ class GameFlow:
             return
         if t.step is Step.COST:
             self._play_card()
+            return
+        if t.step is Step.HEALTH:
+            self._set_health()
             return
         if t.step is Step.ROLL:
             self._enter_by_hand()
@@ -483,6 +500,8 @@ class GameFlow:
             self._enter_phase(announce=False)
         elif kind is OptionKind.PLAY:
             t.step, t.cost = Step.COST, 0
+        elif kind is OptionKind.ADJUST:
+            t.step, t.adjusting, t.change = Step.HEALTH, option.index, HEALTH_CHANGES[0]
         elif kind is OptionKind.FIX:
             assert option.index is not None
             self._start_fix(option.index)
@@ -567,6 +586,10 @@ class GameFlow:
                 Option(OptionKind.CONTINUE, label),
                 Option(OptionKind.PLAY, "Play a card (pay CP)"),
                 Option(OptionKind.SELL, "Sell a card (+1 CP)"),
+            ]
+            t.options += [
+                Option(OptionKind.ADJUST, f"Set health: {_short(p.name, 9)}\t{g.health(p)}", index=p.index)
+                for p in g.players
             ]
             if announce:
                 self._emit(FlowEventKind.PHASE, f"{g.phase.title}: {player.name} has {player.cp} CP, {player.hand} cards",
@@ -914,6 +937,20 @@ class GameFlow:
                    player=player.index, cost=t.cost, cp=cp, hand=player.hand)
         self._enter_phase(announce=False)
 
+    def _set_health(self) -> None:
+        g, t = self._game, self._t
+        assert t.adjusting is not None
+        player = g.players[t.adjusting]
+        before = g.health(player)
+        self._act(g.set_health, player.index, max(0, before + t.change))
+        self._emit(FlowEventKind.HEALTH, f"{player.name}'s health set by hand: {before} -> {g.health(player)} HP",
+                   player=player.index, was=before, now=g.health(player))
+        t.adjusting = None
+        if g.outcome is not None:
+            self._game_over()
+        else:
+            self._enter_phase(announce=False)
+
     def _enter_by_hand(self) -> None:
         """No usable reading (camera trouble, a die off the tray): the roll is keyed in die by die."""
         t = self._t
@@ -1055,6 +1092,8 @@ class GameFlow:
             return "SEL value  NEXT ok"
         if t.step is Step.COST:
             return "SEL cost  NEXT pay"
+        if t.step is Step.HEALTH:
+            return "SEL change  NEXT set"
         if t.step is Step.CHOOSE and self._wants_dice():
             return "Roll again or NEXT"
         return "SEL choose  NEXT ok"

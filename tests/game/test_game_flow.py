@@ -605,3 +605,30 @@ def test_any_presses_and_readings_keep_the_flow_consistent_and_back_unwinds_to_t
     game = flow.game
     assert (game.phase, game.turn, [game.health(p) for p in game.players]) == start
     assert game.offensive_attempts == 0 and all(p.cp == 2 for p in game.players)
+
+
+def test_a_health_dial_can_be_set_by_hand_in_a_main_phase() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    select(flow, OptionKind.ADJUST, index=1)
+    assert flow.selected is not None and flow.selected.label == "Set health: Bo\t50"
+    flow.on_button(NEXT)
+    assert flow.step is Step.HEALTH and flow.screen().lines == ("Bo: 50 HP", "Change -1: 49 HP")
+    press(flow, SELECT, NEXT)  # -2: Bo's poison, say
+    assert flow.game.health(1) == 48 and flow.step is Step.PROMPT
+    assert "Bo's health set by hand: 50 -> 48 HP" in transcript.text()
+    flow.on_button(BACK)
+    assert flow.game.health(1) == 50 and flow.step is Step.HEALTH
+    press(flow, *[SELECT] * 10, NEXT)  # from -2 round to +10: 60, the most a dial goes
+    assert flow.game.health(1) == 60
+    select(flow, OptionKind.ADJUST, index=1)
+    press(flow, NEXT, *[SELECT] * 6, NEXT)  # +1 more is refused, and nothing changes
+    assert flow.game.health(1) == 60 and "outside 0-60" in flow.message
+
+
+def test_setting_a_health_dial_to_zero_ends_the_game() -> None:
+    game = Game.new(["barbarian", "moon-elf"], names=["Ana", "Bo"])
+    game.set_health(0, 3)
+    flow = GameFlow(game)
+    select(flow, OptionKind.ADJUST, index=0)
+    press(flow, NEXT, SELECT, SELECT, NEXT)  # -3
+    assert flow.is_over and flow.outcome == "Bo (Moon Elf) wins"
