@@ -473,10 +473,16 @@ def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool
     if inside.sum() < 0.3 * len(pts) or not inside.any():
         return False  # too little of it in the frame to tell a die face from anything else
     samples = grey[rows[inside], cols[inside]].astype(np.float64)
-    half = len(samples) // 2
-    level = float(np.partition(samples, half)[half])
+    n = len(samples)
+    low, half, high = int(0.15 * n), n // 2, int(0.85 * n)
+    ordered = np.partition(samples, (low, half, high))
+    level = float(ordered[half])
     contrast = float(pips[:, _CONTRAST].mean())
     if abs(level - float(pips[:, _LEVEL].mean())) > 0.5 * contrast:
+        return False
+    if ordered[high] - ordered[low] > 0.22 * contrast:
+        # a face is one even surface; a square reaching over a die's edge onto a side face or the
+        # table is not (this splits a one-pip top from a side pip that would make a "two")
         return False
     if dark:
         marks = int((samples < level - 0.45 * contrast).sum())
