@@ -353,7 +353,8 @@ def _marble(style: DieStyle, value: int, res: int) -> np.ndarray:
     angle = float(rng.uniform(0, math.pi))
     u = x * math.cos(angle) + y * math.sin(angle)
     veins = np.abs(np.sin((u * 3.0 + warp * 0.9) * math.pi))
-    return (1.0 - veins) ** 5  # thin veins, mostly body colour
+    # Soft-edged swirls, mostly body colour (sharp thin veins would read as engraved lines).
+    return np.asarray(cv2.GaussianBlur((1.0 - veins) ** 4, (0, 0), max(res / 48, 0.6)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -368,7 +369,7 @@ def face_texture(design: DieDesign, style: DieStyle, value: int, res: int) -> tu
     img[:] = body
     if style.finish is Finish.MARBLED:
         m = _marble(style, value, res)[:, :, None]
-        img = img * (1 - 0.4 * m) + np.array(style.marble, np.float32) * 0.4 * m
+        img = img * (1 - 0.5 * m) + np.array(style.marble, np.float32) * 0.5 * m
     elif style.finish is Finish.TRANSLUCENT:
         # Light scatters inside a translucent die: brighter, less saturated middle, deeper rim.
         t = (np.arange(res, dtype=np.float32) + 0.5) / res - 0.5

@@ -20,6 +20,7 @@ from hardware.sim.distractors import Distractor, outline, random_distractor
 from hardware.sim.faces import STYLE_PRESETS, DieDesign, DieStyle
 
 DIE_MM = 16.0
+_DEFAULT_DISTANCE_MM = 420.0
 
 # Body frame of each face: outward normal and the texture's "right" axis.
 _FACE_FRAME: dict[int, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
@@ -72,19 +73,24 @@ def top_value(rotation: np.ndarray) -> int:
 class Camera:
     """A pinhole camera looking at the tray centre, tilted ``tilt_deg`` from straight down.
 
-    ``die_px`` is the edge of a die in pixels at the centre of the frame; ``distance_mm`` sets how
-    strong the perspective is (mild at the default).
+    ``die_px`` is the edge of a die in pixels at the centre of the frame. The camera stands 42 cm
+    from the tray centre, with the lens that die size needs, but never a lens wider than
+    ``fov_deg`` (a mild 28.5 degrees across): for small dice it steps back instead, so they do not
+    come with a wide-angle look. ``distance_mm`` fixes the distance (and with it the lens).
     """
 
     width: int = 640
     height: int = 480
     tilt_deg: float = 0.0
     die_px: float = 48.0
-    distance_mm: float = 420.0
+    distance_mm: float | None = None
+    fov_deg: float = 28.5
 
     def __post_init__(self) -> None:
         if not (16 <= self.width <= 6000 and 16 <= self.height <= 6000 and self.width * self.height <= 12_600_000):
             raise InvalidScene(f"frame size {self.width}x{self.height} is outside 16x16 .. 12 MP")
+        if not 5 <= self.fov_deg <= 120:
+            raise InvalidScene(f"lens field of view must be 5-120 degrees, got {self.fov_deg!r}")
         if not 0 <= self.tilt_deg <= 60:
             raise InvalidScene(f"camera tilt must be 0-60 degrees, got {self.tilt_deg!r}")
         if self.die_px <= 2:
@@ -92,14 +98,23 @@ class Camera:
 
     @property
     def focal(self) -> float:
-        return self.die_px / DIE_MM * self.distance_mm
+        """Focal length in pixels."""
+        if self.distance_mm is not None:
+            return self.die_px / DIE_MM * self.distance_mm
+        widest = self.width / 2 / math.tan(math.radians(self.fov_deg) / 2)
+        return max(self.die_px / DIE_MM * _DEFAULT_DISTANCE_MM, widest)
+
+    @property
+    def distance(self) -> float:
+        """Millimetres from the camera to the tray centre."""
+        return self.distance_mm if self.distance_mm is not None else self.focal * DIE_MM / self.die_px
 
     def _axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         cached: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = self.__dict__.get("_axes_cache")
         if cached is not None:
             return cached
         t = math.radians(self.tilt_deg)
-        centre = self.distance_mm * np.array([0.0, -math.sin(t), math.cos(t)])
+        centre = self.distance * np.array([0.0, -math.sin(t), math.cos(t)])
         fwd = np.array([0.0, math.sin(t), -math.cos(t)])
         right = np.array([1.0, 0.0, 0.0])
         down = np.cross(fwd, right)
