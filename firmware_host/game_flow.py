@@ -896,6 +896,8 @@ class GameFlow:
         t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
         t.selected = 0
         self._report_exchange(exchange)
+        if g.outcome is not None:
+            self._game_over()
 
     def _report_exchange(self, exchange: Exchange) -> None:
         g = self._game

@@ -632,3 +632,16 @@ def test_setting_a_health_dial_to_zero_ends_the_game() -> None:
     select(flow, OptionKind.ADJUST, index=0)
     press(flow, NEXT, SELECT, SELECT, NEXT)  # -3
     assert flow.is_over and flow.outcome == "Bo (Moon Elf) wins"
+
+
+def test_a_defended_attack_that_defeats_the_defender_ends_the_game() -> None:
+    game = Game.new(["barbarian", "moon-elf"], names=["Ana", "Bo"])
+    game.set_health(1, 3)
+    flow = GameFlow(game)
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)  # Smack II, 6 dmg, defendable
+    events = flow.on_reading(reading(1, 1, 2, 3, 6))  # no feet: nothing prevented
+    assert flow.is_over and flow.outcome == "Ana (Barbarian) wins"
+    assert [e.kind for e in events][-2:] == [FlowEventKind.DAMAGE, FlowEventKind.GAME_OVER]
+    assert flow.game.health(1) == 0
