@@ -241,7 +241,11 @@ class OpenCVSource(_SourceBase):
         if fps:
             self._cap.set(cv2.CAP_PROP_FPS, fps)
         self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # prefer the newest frame; not every backend honours it
-        first = self._grab()
+        try:
+            first = self._grab()
+        except CameraUnavailable:
+            self.close()  # opened but silent: release it so the next attempt can open it again
+            raise
         self.frame_size = (first.shape[1], first.shape[0])
         self._pending: np.ndarray | None = first
 
