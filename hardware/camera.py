@@ -208,8 +208,9 @@ class OpenCVSource(_SourceBase):
     """A USB (UVC) webcam through OpenCV's VideoCapture, V4L2 backend on Linux.
 
     ``device`` is an index (``0`` is ``/dev/video0``) or a device path. ``width``/``height``/``fps``
-    are requests; the camera may pick the nearest mode it has (see :attr:`frame_size`). OpenCV does
-    not raise for a missing device, so every return value is checked here.
+    are requests; the camera may pick the nearest mode it has (see :attr:`frame_size`). ``backend``
+    overrides OpenCV's capture backend (V4L2 on Linux). OpenCV does not raise for a missing device,
+    so every return value is checked here.
 
     :raises CameraUnavailable: the device cannot be opened or gives no first frame; the message
         names the device.
@@ -222,10 +223,12 @@ class OpenCVSource(_SourceBase):
         width: int | None = None,
         height: int | None = None,
         fps: float | None = None,
+        backend: int | None = None,
     ) -> None:
         self.device = device
         self.name = f"/dev/video{device}" if isinstance(device, int) and sys.platform.startswith("linux") else str(device)
-        backend = cv2.CAP_V4L2 if sys.platform.startswith("linux") else cv2.CAP_ANY
+        if backend is None:
+            backend = cv2.CAP_V4L2 if sys.platform.startswith("linux") else cv2.CAP_ANY
         self._cap: cv2.VideoCapture | None = cv2.VideoCapture(device, backend)
         if not self._cap.isOpened():
             self._cap.release()

@@ -179,3 +179,18 @@ def test_open_camera_takes_a_config_like_object(three_real: Path) -> None:
     assert src.read().shape == (240, 320, 3) and src.fps == 15.0
     replay = open_camera(SimpleNamespace(camera=f"replay:{three_real}", frames=config.frames))
     assert isinstance(replay, ReplaySource) and replay.read().shape == (480, 640, 3)
+
+
+def test_webcam_source_reads_frames_through_videocapture(tmp_path: Path) -> None:
+    # No webcam here: a video file through the same VideoCapture path stands in for one.
+    video = tmp_path / "cam.avi"
+    written = _write_video(video, 3)
+    with OpenCVSource(str(video), backend=cv2.CAP_ANY) as cam:
+        assert cam.frame_size == (320, 240)
+        frames = [cam.read() for _ in range(3)]
+        assert all(f.shape == (240, 320, 3) and f.dtype == np.uint8 for f in frames)
+        assert np.abs(frames[0].astype(int) - written[0].astype(int)).mean() < 6
+        with pytest.raises(CameraUnavailable, match="cam.avi gave no frame"):
+            cam.read()  # the stream ran dry, as an unplugged webcam does
+    with pytest.raises(CameraUnavailable, match="closed"):
+        cam.read()
