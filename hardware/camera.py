@@ -10,12 +10,13 @@ API summary::
         # Raspberry Pi camera via picamera2 (imported lazily; apt's python3-picamera2). RGB888
         # frames (numpy BGR). AE/AWB run settle_s, then ExposureTime/AnalogueGain/ColourGains are
         # locked (.locked_controls) so thresholds stay put. No camera: CameraUnavailable saying so.
-    OpenCVSource(device=0, width=None, height=None, fps=None)
+    OpenCVSource(device=0, width=None, height=None, fps=None, backend=None)
         # a USB webcam through cv2.VideoCapture (V4L2 on Linux); CameraUnavailable names the device.
     ReplaySource(path, fps=None, realtime=False, loop=False, clock=None, sleep=None)
         # a folder of frames (sorted by name) or a video file; as fast as read, or at its own
         # pace; ReplayFinished (an EOFError) at the end unless loop; a corrupt frame raises
-        # vision.errors.ImageLoadError naming the file.
+        # vision.errors.ImageLoadError naming the file (the next read goes on after it).
+        # .index, .timestamp (s into the replay), .current (file name), iterable.
     SimulatedTraySource(seed=0, ...)      # hardware.sim.live: the simulated tray, live
     open_camera(spec, *, width=None, height=None, fps=None, loop=False)
         # "picamera", "usb:0", "usb:/dev/video2", "replay:DIR_OR_VIDEO", "sim", "sim:SEED"
