@@ -83,8 +83,11 @@ def _cable_points(d: Distractor, die_px: float, width: int, height: int) -> np.n
     return np.array(pts, np.float64)
 
 
-def draw_distractor(canvas: np.ndarray, d: Distractor, die_px: float, gain: np.ndarray) -> None:
-    """Draw ``d`` into ``canvas`` (float32 BGR) in place, lit by the light ``gain`` map."""
+def draw_distractor(
+    canvas: np.ndarray, d: Distractor, die_px: float, gain: np.ndarray, white_balance: np.ndarray | None = None
+) -> None:
+    """Draw ``d`` into ``canvas`` (float32 BGR) in place, lit by the light ``gain`` map and seen
+    through the camera's ``white_balance`` (B, G, R gains)."""
     h, w = canvas.shape[:2]
     poly = outline(d, die_px, w, h)
     pad = int(die_px * 0.6) + 2
@@ -147,5 +150,7 @@ def draw_distractor(canvas: np.ndarray, d: Distractor, die_px: float, gain: np.n
             cv2.polylines(patch, [quad], True, rim, max(1, int(die_px * 0.06)), cv2.LINE_AA, 4)
     a_f = mask.astype(np.float32)[:, :, None] * (1.0 / 255.0)
     lit = patch.astype(np.float32) * gain[y0:y1, x0:x1, None]
+    if white_balance is not None:
+        lit *= white_balance
     roi = canvas[y0:y1, x0:x1]
     roi += a_f * (lit - roi)

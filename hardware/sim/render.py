@@ -123,8 +123,9 @@ def _shade(normal: np.ndarray, light: np.ndarray, diffuse: float) -> float:
     return (1.0 - diffuse) * hard + diffuse * soft
 
 
-def _composite(canvas: np.ndarray, tex: np.ndarray, quad: np.ndarray, gain: float) -> None:
-    """Warp ``tex`` (BGRA) onto ``quad`` (4x2 pixel corners) in ``canvas`` (float32), blending by its alpha."""
+def _composite(canvas: np.ndarray, tex: np.ndarray, quad: np.ndarray, gain: np.ndarray) -> None:
+    """Warp ``tex`` (BGRA) onto ``quad`` (4x2 pixel corners) in ``canvas`` (float32), blending by its
+    alpha; ``gain`` (B, G, R) is the light on it."""
     h, w = canvas.shape[:2]
     x0 = max(int(math.floor(quad[:, 0].min())) - 1, 0)
     y0 = max(int(math.floor(quad[:, 1].min())) - 1, 0)
@@ -152,7 +153,7 @@ def _face_bgra(design: DieDesign, style: DieStyle, value: int, res: int) -> np.n
     return out
 
 
-def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting) -> None:
+def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndarray) -> None:
     """A soft specular highlight on a glossy top face, off centre towards the light."""
     h, w = canvas.shape[:2]
     x0 = max(int(math.floor(quad[:, 0].min())), 0)
@@ -169,7 +170,7 @@ def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting) -> None:
     mask = np.zeros((y1 - y0, x1 - x0), np.float32)
     cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
     spot = np.exp(-r2) * mask * (255.0 * lighting.glare)
-    canvas[y0:y1, x0:x1] += spot[:, :, None]
+    canvas[y0:y1, x0:x1] += spot[:, :, None] * wb
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -286,11 +287,29 @@ def _gain_map(lighting: Lighting, width: int, height: int) -> np.ndarray:
     return np.asarray(cv2.resize(g, (width, height), interpolation=cv2.INTER_LINEAR))
 
 
+# The last scene drawn, before the camera's noise: a live tray at rest shows the same scene frame
+# after frame, and only the noise differs. Frames up to about 2 MP only.
+_last_drawn: tuple[TrayScene, np.ndarray, tuple[DieTruth, ...]] | None = None
+_CACHE_PIXELS = 2_100_000
+
+
 def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
     """Render ``scene``: the frame (H, W, 3 uint8 BGR) and the truth of every die, in scene order.
 
     ``rng`` draws the sensor noise; the same scene and seed give the same pixels.
     """
+    global _last_drawn
+    last = _last_drawn
+    if last is not None and last[0] == scene:
+        return RenderedTray(_finish(last[1].copy(), scene, rng), last[2], scene)
+    canvas, truth = _draw(scene)
+    if scene.camera.width * scene.camera.height <= _CACHE_PIXELS:
+        _last_drawn = (scene, canvas.copy(), truth)
+    return RenderedTray(_finish(canvas, scene, rng), truth, scene)
+
+
+def _draw(scene: TrayScene) -> tuple[np.ndarray, tuple[DieTruth, ...]]:
+    """The scene as the light falls on it (float32 BGR canvas), and the truth of every die."""
     cam = scene.camera
     w, h = cam.width, cam.height
     gain = _gain_map(scene.lighting, w, h)
@@ -319,12 +338,14 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
     shadow = cv2.GaussianBlur(shadow, (0, 0), sigma)
     np.clip(shadow, 0, 1, out=shadow)
     factor = cv2.resize(1.0 - (0.45 - 0.25 * diffuse) * shadow, (w, h), interpolation=cv2.INTER_LINEAR)
-    # The tray under its light and the dice's shadows, in one pass over the frame; the dice and
-    # the hand get the light's gain where they stand.
+    # The tray under its light, the dice's shadows and the camera's white balance, in one pass
+    # over the frame; the dice and the hand get the light's gain where they stand.
     cv2.multiply(factor, gain, dst=factor)
-    canvas = cv2.multiply(background_image(scene.background, w, h), cv2.cvtColor(factor, cv2.COLOR_GRAY2BGR))
+    wb = np.array(scene.optics.white_balance, np.float32)
+    factor3 = cv2.merge([factor * wb[0], factor * wb[1] if wb[1] != 1 else factor, factor * wb[2]])
+    canvas = cv2.multiply(background_image(scene.background, w, h), factor3)
     for thing in scene.distractors:
-        draw_distractor(canvas, thing, cam.die_px, gain)
+        draw_distractor(canvas, thing, cam.die_px, gain, wb)
 
     # Dice, farthest first so nearer dice cover them.
     order = sorted(range(len(scene.dice)), key=lambda i: -float(cam.depth(scene.dice[i].centre()[None, :])[0]))
@@ -349,11 +370,11 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
                 tex = _face_bgra(pose.design, pose.style, value, _texture_res(max(edge, 1.0)))
                 cx, cy = quad_px.mean(axis=0)
                 local = float(gain[min(max(int(cy), 0), h - 1), min(max(int(cx), 0), w - 1)])
-                _composite(canvas, tex, quad_px, _shade(n, light, scene.lighting.diffuse) * local)
+                _composite(canvas, tex, quad_px, wb * (_shade(n, light, scene.lighting.diffuse) * local))
                 if value == up:
                     top_quad_px = quad_px
                     if scene.lighting.glare > 0 and n[2] > 0.9:
-                        _glare(canvas, quad_px, scene.lighting)
+                        _glare(canvas, quad_px, scene.lighting, wb)
         sil = cam.project(pose.vertices())
         die_box = _box(sil, cam)
         if pose.moving:
@@ -380,13 +401,12 @@ def render_tray(scene: TrayScene, rng: np.random.Generator) -> RenderedTray:
         )
 
     if hand_mask is not None and scene.hand is not None:
-        _draw_hand(canvas, hand_mask, scene.hand, gain)
+        _draw_hand(canvas, hand_mask, scene.hand, gain, wb)
 
-    frame = _finish(canvas, scene, rng)
-    return RenderedTray(frame, tuple(t for t in truths if t is not None), scene)
+    return canvas, tuple(t for t in truths if t is not None)
 
 
-def _draw_hand(canvas: np.ndarray, mask: np.ndarray, hand: Hand, gain: np.ndarray) -> None:
+def _draw_hand(canvas: np.ndarray, mask: np.ndarray, hand: Hand, gain: np.ndarray, wb: np.ndarray) -> None:
     ys, xs = np.nonzero(mask > 0.01)
     if len(xs) == 0:
         return
@@ -395,7 +415,7 @@ def _draw_hand(canvas: np.ndarray, mask: np.ndarray, hand: Hand, gain: np.ndarra
     # Rounded shading: brighter where the mask is thick (the back of the hand), darker at the edges.
     dist = cv2.distanceTransform((m > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
     roundness = np.clip(dist / max(float(dist.max()), 1.0), 0, 1) ** 0.5
-    skin = np.array(hand.skin, np.float32) * ((0.62 + 0.45 * roundness) * gain[y0:y1, x0:x1])[:, :, None]
+    skin = np.array(hand.skin, np.float32) * wb * ((0.62 + 0.45 * roundness) * gain[y0:y1, x0:x1])[:, :, None]
     roi = canvas[y0:y1, x0:x1]
     roi += m[:, :, None] * (skin - roi)
 
@@ -414,7 +434,8 @@ def _noise_field() -> np.ndarray:
 
 
 def _finish(canvas: np.ndarray, scene: TrayScene, rng: np.random.Generator) -> np.ndarray:
-    """Light falloff, sensor noise, lens blur and JPEG: the camera's part."""
+    """Sensor noise, lens blur and JPEG: the camera's part (its light falloff and white balance are
+    applied as the scene is drawn)."""
     cam, optics = scene.camera, scene.optics
     h, w = canvas.shape[:2]
     if optics.noise > 0:
@@ -427,9 +448,6 @@ def _finish(canvas: np.ndarray, scene: TrayScene, rng: np.random.Generator) -> n
                 ox, oy = int(rng.integers(0, _NOISE_PAD)), int(rng.integers(0, _NOISE_PAD))
                 block = canvas[y0:y1, x0:x1]
                 block += field[oy : oy + y1 - y0, ox : ox + x1 - x0] * np.float32(optics.noise)
-    if optics.white_balance != (1.0, 1.0, 1.0):
-        b, g, r = optics.white_balance
-        cv2.multiply(canvas, (b, g, r, 0.0), dst=canvas)
     # Saturating conversion; noise can push a black pixel a little below 0, where |x| is as good.
     frame = cv2.convertScaleAbs(canvas)
     sigma = optics.blur * w / 640.0
