@@ -144,7 +144,20 @@ def cluster_crops(crops: Sequence[Crop], faces: int, frame_count: int = 0) -> Cl
     if aside:
         warnings.append(f"set aside {len(aside)} faces that look like no other (cocked, blurred or not a die)")
     sub = distances[np.ix_(kept, kept)]
-    groups, heights = average_linkage(sub, faces)
+    # A stray face or two would each hold a cluster while two real faces share one: cluster into
+    # more groups until ``faces`` of them are of a real face's size, and set the small ones aside.
+    fair = len(kept) / faces
+    for extra in range(0, faces + 1):
+        groups, heights = average_linkage(sub, min(len(kept), faces + extra))
+        big = [g for g in groups if len(g) >= max(2.0, 0.3 * fair)]
+        if len(big) >= faces:
+            break
+    groups = sorted(groups, key=len, reverse=True)
+    small = [i for g in groups[faces:] for i in g]
+    groups = groups[:faces]
+    if small:
+        aside = tuple(sorted(aside + tuple(kept[i] for i in small)))
+        warnings.append(f"set aside {len(small)} faces in groups too small to be a face")
     clusters: list[Cluster] = []
     for group in sorted(groups, key=lambda g: (-len(g), min(g))):
         inner = sub[np.ix_(group, group)]
@@ -155,7 +168,7 @@ def cluster_crops(crops: Sequence[Crop], faces: int, frame_count: int = 0) -> Cl
     # Separations: the last merge made (joining two true faces, if there were more than asked)
     # against how tight the clusters are.
     tight = float(np.median([c.spread for c in clusters if len(c.members) > 1] or [typical]))
-    fair_share = len(kept) / faces
+    fair_share = fair
     for c in clusters:
         if len(c.members) >= 1.8 * fair_share and faces > 1:
             share = len(c.members) / fair_share

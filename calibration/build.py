@@ -31,8 +31,9 @@ import numpy.typing as npt
 from calibration.errors import ProfileError
 from calibration.fitting import fit
 from calibration.profiles import DieProfile, check_label, check_name
-from vision.detect import CROP_SIZE, CandidateFlag, FaceDetector
-from vision.errors import ImageLoadError
+from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
+from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
+from vision.errors import DatasetError, ImageLoadError
 from vision.imageio import load_image
 from vision.profile_reader import BodyDetector, CalibratedFace
 
@@ -137,6 +138,7 @@ def build_profile(
     *,
     source: str = "",
     seed: int = 0,
+    finder: str = "bodies",
 ) -> DieProfile:
     """A profile from faces and their crops: checks every face has examples (pip faces excepted)
     and no two faces look alike, then fits the matcher.
@@ -156,7 +158,9 @@ def build_profile(
         raise ProfileError(
             f"{source or name!r}: faces look the same: {pairs}; check the photos are sorted into the right folders"
         )
-    return DieProfile(name=name, faces=tuple(faces), exemplars=kept, settings=fitted.settings, fit=dict(fitted.report))
+    return DieProfile(
+        name=name, faces=tuple(faces), exemplars=kept, settings=fitted.settings, fit=dict(fitted.report), finder=finder
+    )
 
 
 def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 0) -> DieProfile:
@@ -168,6 +172,8 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
     root = Path(folder)
     if not root.is_dir():
         raise ProfileError(f"not a folder: {str(root)!r}")
+    if (root / LABELS_FILE).is_file():
+        return build_from_labelled_frames(name, root, seed=seed)
     faces_file = root / FACES_FILE
     entries = read_faces_file(faces_file) if faces_file.is_file() else {}
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
@@ -203,3 +209,81 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
         faces.append(face)
     faces.sort(key=lambda f: (f.value, f.label))
     return build_profile(name, faces, exemplars, source=str(root), seed=seed)
+
+
+#: Faces given per face label when calibrating from a labelled folder of frames.
+PER_FACE = 5
+_KINDS = frozenset({"pips", "numeral", "symbol"})
+
+
+def labelled_crops(
+    dataset: Dataset, per_face: int = PER_FACE
+) -> tuple[dict[str, list[Crop]], dict[str, int], list[str], str]:
+    """The first ``per_face`` dice of each face label in a labelled folder (images in file order):
+    their crops, each label's number, the images used, and the finder that found them.
+
+    A die's label is its ``face`` key when that is a profile's face label, else its value. Each
+    labelled die is found where its box is, by its pips when every die has pips, else by its body.
+    """
+    pips_only = all(d.face == "pips" for item in dataset.images for d in item.dice)
+    finder = "pips" if pips_only else "bodies"
+    bodies = BodyDetector()
+    crops: dict[str, list[Crop]] = {}
+    values: dict[str, int] = {}
+    used: list[str] = []
+    for item in sorted(dataset.images, key=lambda i: i.name):
+        wanted = [d for d in item.dice if len(crops.get(_label_of(d), [])) < per_face]
+        if not wanted:
+            continue
+        frame = item.load()
+        found = FaceDetector().find(frame) if pips_only else bodies.find(frame)
+        took = False
+        for die in wanted:
+            candidate = _at(found, die.box)
+            if candidate is None:
+                continue
+            label = _label_of(die)
+            if len(crops.setdefault(label, [])) < per_face:
+                crops[label].append(candidate.crop)
+                values[label] = die.value
+                took = True
+        if took:
+            used.append(item.name)
+    return crops, values, used, finder
+
+
+def _label_of(die: LabelledDie) -> str:
+    return die.face if die.face and die.face not in _KINDS else str(die.value)
+
+
+def _at(found: Sequence[FaceCandidate], box: tuple[int, int, int, int]) -> FaceCandidate | None:
+    """The found face whose centre is nearest the labelled box's, if close enough to be that die."""
+    x, y, w, h = box
+    cx, cy = x + w / 2.0, y + h / 2.0
+    best, best_distance = None, float("inf")
+    for candidate in found:
+        fx, fy = candidate.center
+        distance = float(np.hypot(fx - cx, fy - cy))
+        reach = 0.75 * max(w, h, candidate.box[2], candidate.box[3])
+        if distance < reach and distance < best_distance:
+            best, best_distance = candidate, distance
+    return best
+
+
+def build_from_labelled_frames(name: str, folder: Path, *, per_face: int = PER_FACE, seed: int = 0) -> DieProfile:
+    """A profile from a labelled folder of frames (``labels.json``, DESIGN.md format): the first
+    ``per_face`` dice of each face, found where the labels put them."""
+    try:
+        dataset = load_dataset(folder)
+    except DatasetError as error:
+        raise ProfileError(str(error)) from None
+    crops, values, _, finder = labelled_crops(dataset, per_face)
+    entries = read_faces_file(folder / FACES_FILE) if (folder / FACES_FILE).is_file() else {}
+    faces = []
+    for label in sorted(values, key=lambda lab: (values[lab], lab)):
+        entry = dict(entries.get(label, {}))
+        entry.setdefault("value", values[label])
+        faces.append(face_for(label, entry, str(folder / LABELS_FILE)))
+    if not faces:
+        raise ProfileError(f"{str(folder)!r}: no labelled die was found where its label puts it")
+    return build_profile(name, faces, crops, source=str(folder), seed=seed, finder=finder)

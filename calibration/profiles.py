@@ -56,6 +56,8 @@ from vision.profile_reader import (
 from vision.reader import DiceReader
 
 MANIFEST = "profile.json"
+#: How a profile's dice are found in a frame: by their bodies (artwork faces) or by their pips.
+FINDERS = ("bodies", "pips")
 DIE_FORMAT = "dicetray-die-profile"
 FORMAT_VERSION = 1
 
@@ -95,9 +97,12 @@ class DieProfile:
     settings: MatcherSettings = field(default_factory=MatcherSettings)
     created: str = ""
     fit: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    finder: str = "bodies"
 
     def __post_init__(self) -> None:
         check_name(self.name)
+        if self.finder not in FINDERS:
+            raise ProfileError(f"profile {self.name!r}: unknown finder {self.finder!r} (known: {', '.join(FINDERS)})")
         labels = [face.label for face in self.faces]
         for label in labels:
             check_label(label)
@@ -130,6 +135,8 @@ class DieProfile:
         :meth:`classifier`; faces marked ``pips`` may also be read by the pip reader."""
         from calibration.tray import saved_tray_hint
 
+        if self.finder == "pips":
+            return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=FaceDetector())
         hint = tray if tray is not None else saved_tray_hint()
         return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=BodyDetector(hint))
 
@@ -154,6 +161,7 @@ class DieProfile:
             ],
             "matcher": _settings_json(self.settings),
             "fit": dict(self.fit),
+            "finder": self.finder,
         }
 
 
@@ -279,6 +287,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
             settings=settings,
             created=str(data.get("created", "")),
             fit=fit if isinstance(fit, dict) else {},
+            finder=str(data.get("finder", "bodies")),
         )
     except ProfileError as error:
         raise ProfileError(f"{where!r}: {error}") from None
@@ -337,6 +346,7 @@ def save_profile(profile: DieProfile, folder: str | os.PathLike[str] | None = No
         "faces": entries,
         "matcher": _settings_json(profile.settings),
         "fit": dict(profile.fit),
+        "finder": profile.finder,
     }
 
     def write(staging: Path) -> None:

@@ -173,9 +173,7 @@ def _descriptor_of_square(grey: FloatArray) -> FloatArray:
 
 
 _GRID = 4
-_PER_FACE = 4  # exemplars per face compared in full when a profile has many
-_FULL_COMPARISONS = 36
-_TURNS_TRIED = 3  # turns of each exemplar compared in full
+_PER_FACE = 2  # exemplars per face compared in full: the two most alike at first sight
 
 
 def _cell_energy(difference: FloatArray) -> FloatArray:
@@ -243,24 +241,39 @@ def rotated_descriptors(crop: npt.NDArray[np.uint8], poses: Sequence[tuple[float
     return np.stack(rows)
 
 
+def _dot(matrix: FloatArray, vector: FloatArray) -> FloatArray:
+    """``matrix @ vector`` without BLAS: a multithreaded BLAS answers this small product slower
+    than one core does whenever the other cores are busy (as on a Pi running the whole service)."""
+    out: FloatArray = np.einsum("ij,j->i", matrix, vector)
+    return out
+
+
 def _exemplar_distances(
-    bank: FloatArray, coarse: FloatArray, variants: int, descriptor: FloatArray, rows: npt.NDArray[np.intp] | None = None
+    bank: FloatArray,
+    similarity: FloatArray,
+    descriptor: FloatArray,
+    rows: npt.NDArray[np.intp] | None = None,
+    turns: int = 2,
 ) -> npt.NDArray[np.float64]:
-    """Distance from ``descriptor`` to exemplars of ``bank`` (``variants`` rows per exemplar; only
-    exemplars ``rows`` when given): the exemplar's few best turns by coarse cosine, then the
-    smallest of their largest per-cell squared differences at full resolution.
+    """Distance from ``descriptor`` to exemplars of ``bank`` (one row per turn of each exemplar;
+    ``similarity`` is their coarse cosine to the descriptor, exemplars by turns; only exemplars
+    ``rows`` when given): the exemplar's few best turns by coarse cosine, then the smallest of their
+    largest per-cell squared differences at full resolution.
 
     More than one turn is tried because a nearly symmetric symbol (a burst, a star) fits about as
     well in several turns, and only the full comparison sees where its small number is."""
-    query_coarse = _coarse(descriptor[None, :])[0]
-    similarity = (coarse @ query_coarse).reshape(-1, variants)
+    variants = similarity.shape[1]
     exemplars = np.arange(len(similarity)) if rows is None else rows
-    turns = min(_TURNS_TRIED, variants)
+    turns = min(turns, variants)
     best = np.argpartition(-similarity[exemplars], turns - 1, axis=1)[:, :turns]
     chosen = (best + (exemplars * variants)[:, None]).ravel()
     energy = _cell_energy(bank[chosen] - descriptor[None, :]).max(axis=1).reshape(len(exemplars), turns)
     out: npt.NDArray[np.float64] = energy.min(axis=1).astype(np.float64)
     return out
+
+
+def _coarse_similarity(coarse_bank: FloatArray, variants: int, descriptor: FloatArray) -> FloatArray:
+    return _dot(coarse_bank, _coarse(descriptor[None, :])[0]).reshape(-1, variants)
 
 
 def pairwise_distances(crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
@@ -276,7 +289,9 @@ def pairwise_distances(crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np
     turned = np.concatenate([rotated_descriptors(c) for c in crops])
     coarse = _coarse(turned)
     variants = len(turned) // count
-    distances = np.stack([_exemplar_distances(turned, coarse, variants, plain[i]) for i in range(count)])
+    distances = np.stack(
+        [_exemplar_distances(turned, _coarse_similarity(coarse, variants, plain[i]), plain[i], turns=4) for i in range(count)]
+    )
     distances = np.minimum(distances, distances.T)
     np.fill_diagonal(distances, 0.0)
     return distances
@@ -344,15 +359,15 @@ class ProfileClassifier:
         rows = np.arange(len(owner))
         if exclude is not None:
             rows = rows[rows != exclude]
-        if len(rows) > _FULL_COMPARISONS:
-            # Many exemplars: compare in full only the few per face most alike at first sight, so
-            # more examples never make reading slow.
-            query = _coarse(descriptor[None, :])[0]
-            first = (self._coarse_bank @ query).reshape(-1, self._variants).max(axis=1)[rows]
+        similarity = _coarse_similarity(self._coarse_bank, self._variants, descriptor)
+        if len(rows) > _PER_FACE * len(self.faces):
+            # Compare in full only the few exemplars per face most alike at first sight, so more
+            # examples never make reading slow.
+            first = similarity.max(axis=1)[rows]
             order = np.lexsort((-first, owner[rows]))
             rank = np.arange(len(order)) - np.searchsorted(owner[rows][order], owner[rows][order])
             rows = np.sort(rows[order][rank < _PER_FACE])
-        residual = _exemplar_distances(self._bank, self._coarse_bank, self._variants, descriptor, rows)
+        residual = _exemplar_distances(self._bank, similarity, descriptor, rows)
         np.minimum.at(best, owner[rows], residual)
         return best
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
-from calibration.build import build_from_folder
+
+from calibration.build import build_from_folder, labelled_crops
 from calibration.errors import ProfileError
 from hardware.sim import DieDesign, DieStyle, write_face_folders
 
@@ -128,3 +130,24 @@ def test_more_examples_do_not_hurt(tmp_path, barbarian, make_hero_folder, shots)
         return sum(1 for v, c in shots if (m := classifier.match(c)).ok and m.face.value == v)
 
     assert score(lots) >= score(few) - 1
+
+
+
+REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_real_photos_read_with_five_labelled_crops_per_face(tmp_path):
+    """Real pip dice (real-d6) calibrated as a custom die: faces 1-6 from the first five labelled
+    dice of each, then every third of the other photos read back."""
+    from vision.dataset import Dataset, load_dataset
+    from vision.evaluate import evaluate
+
+    profile = build_from_folder("real-d6", REAL_D6)  # a labelled folder: labels.json
+    assert profile.finder == "pips"
+    assert [(f.label, len(profile.exemplars[f.label])) for f in profile.faces] == [(str(v), 5) for v in range(1, 7)]
+    dataset = load_dataset(REAL_D6)
+    calibration = set(labelled_crops(dataset)[2])
+    rest = [i for i in dataset.images if i.name not in calibration][::3]
+    report = evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
+    assert report.recall >= 0.97 and report.precision >= 0.97, report.summary()
