@@ -582,11 +582,12 @@ class GameFlow:
             if g.phase is Phase.MAIN_2 and g.exchange is not None and g.exchange.ability is not None:
                 t.lines.insert(0, self._damage_text(g.exchange))
             label = "Done: roll" if g.phase is Phase.MAIN_1 else "Done: discard"
-            t.options = [
-                Option(OptionKind.CONTINUE, label),
-                Option(OptionKind.PLAY, "Play a card (pay CP)"),
-                Option(OptionKind.SELL, "Sell a card (+1 CP)"),
-            ]
+            t.options = [Option(OptionKind.CONTINUE, label)]
+            if player.hand > 0:  # nothing to play or sell from an empty hand
+                t.options += [
+                    Option(OptionKind.PLAY, "Play a card (pay CP)"),
+                    Option(OptionKind.SELL, "Sell a card (+1 CP)"),
+                ]
             t.options += [
                 Option(OptionKind.ADJUST, f"Set health: {_short(p.name, 9)}\t{g.health(p)}", index=p.index)
                 for p in g.players
@@ -600,7 +601,7 @@ class GameFlow:
             t.lines = [f"Discard down to {MAX_HAND}: sell {over}" if over > 0 else f"Hand {player.hand}: keep it"]
             sell = Option(OptionKind.SELL, "Sell a card (+1 CP)")
             done = Option(OptionKind.CONTINUE, "Done: end turn")
-            t.options = [sell, done] if over > 0 else [done, sell]
+            t.options = [sell, done] if over > 0 else [done, sell] if player.hand > 0 else [done]
             if announce:
                 text = f"Discard Phase: {player.name} holds {player.hand} cards"
                 if over > 0:
