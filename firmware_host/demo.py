@@ -10,9 +10,10 @@ pins. The buttons are gpiozero mock pins too (:class:`~hardware.buttons.Simulate
 
 What stands in for the people at the table is :class:`DemoTable`: it throws the dice (keeping the
 dice the display advises keeping), presses the buttons, and, looking at the dice the way a player
-would (the simulator's ground truth), rerolls a cocked die or sets a misread die from the buttons
-when the display asks. Its choices come from a seeded generator, so the same seed plays the same
-game and prints the same transcript.
+would (the simulator's ground truth), rerolls a cocked die (taking the roll back with BACK if it
+was read anyway), sets a misread die from the buttons, and keys a roll in when nothing was read.
+Its choices come from a seeded generator, so the same seed plays the same game and prints the same
+transcript.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ __all__ = ["DemoResult", "DemoTable", "run_demo", "DEMO_HEROES"]
 
 
 class Reader(Protocol):
+    """What reads a settled frame (:class:`vision.reader.DiceReader`, or one to test against)."""
+
     def read(self, frame: np.ndarray) -> FrameReading: ...
+
 
 DEMO_HEROES = ("barbarian", "moon-elf")
 DEMO_TURNS = 6
