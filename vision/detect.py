@@ -341,12 +341,16 @@ def _faces_from_group(
     point-symmetric subsets (every d6 layout is symmetric about the face centre), biggest first."""
     members = pips[group]
     faces: list[FaceCandidate] = []
-    whole = _fit(grey, members, dark)
+    whole = _layout(members)
     if whole is not None:
-        return [_candidate(frame, members, whole, scale, dark, CandidateFlag.NONE)]
+        surface = _face_surface(grey, whole, members, dark)
+        if surface is _Surface.PLAIN:
+            return [_candidate(frame, members, whole, scale, dark, CandidateFlag.NONE)]
+        if surface is _Surface.BUSY:
+            return [_candidate(frame, members, None, scale, dark, CandidateFlag.NO_LAYOUT)]
     alive = np.arange(len(members))
     layouts: dict[bytes, LayoutFit | None] = {}
-    plain: dict[bytes, bool] = {}
+    surfaces: dict[bytes, _Surface] = {}
     while len(alive):
         remaining = members[alive]
         # cheap layout fits first; the surface check only for the best few, best first
@@ -360,13 +364,24 @@ def _faces_from_group(
                 ranked.append((len(subset), -fit.residual, subset, fit))
         ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
         best: tuple[IndexArray, LayoutFit] | None = None
+        busy: IndexArray | None = None
         for _, _, subset, fit in ranked:
             key = alive[subset].tobytes()
-            if key not in plain:
-                plain[key] = _face_surface_plain(grey, fit, remaining[subset], dark)
-            if plain[key]:
+            if key not in surfaces:
+                surfaces[key] = _face_surface(grey, fit, remaining[subset], dark)
+            if surfaces[key] is _Surface.PLAIN:
                 best = (subset, fit)
                 break
+            if surfaces[key] is _Surface.BUSY:
+                busy = subset
+                break
+        if busy is not None:
+            # a die face whose marks the layout does not explain: unreadable, never a guess
+            faces.append(_candidate(frame, remaining[busy], None, scale, dark, CandidateFlag.NO_LAYOUT))
+            keep = np.ones(len(remaining), dtype=bool)
+            keep[busy] = False
+            alive = alive[keep]
+            continue
         if best is None:
             break
         subset, fit = best
@@ -457,10 +472,18 @@ def _alike(pips: FloatArray) -> bool:
     return bool(spread < ALIKE_SHAPE)
 
 
-def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> bool:
-    """Whether the face around the pips is plain: no marks as dark (or light) as a pip beyond them.
+class _Surface(enum.Enum):
+    PLAIN = "plain"  # an even face with nothing but the layout's pips on it
+    MARKED = "marked"  # not an even face: an edge, a cable, the table
+    BUSY = "busy"  # an even face with a pip-like mark where the layout has none
 
-    Rejects dark blobs on cables, keys and edges, which have no plain face around them.
+
+def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> _Surface:
+    """What the face around the pips looks like.
+
+    Rejects dark blobs on cables, keys and edges, which have no plain face around them, and
+    squares reaching over a die's edge; flags a layout that leaves a pip-like mark unexplained
+    (two pips of a four whose other two were too faint to find).
     """
     m = fit.matrix()
     pts = _SURFACE_GRID @ m.T + np.array(fit.center)
@@ -471,24 +494,47 @@ def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool
     rows = np.rint(pts[:, 1]).astype(np.intp)
     inside = (cols >= 0) & (cols < w) & (rows >= 0) & (rows < h)
     if inside.sum() < 0.3 * len(pts) or not inside.any():
-        return False  # too little of it in the frame to tell a die face from anything else
+        return _Surface.MARKED  # too little of it in the frame to tell a die face from anything else
     samples = grey[rows[inside], cols[inside]].astype(np.float64)
     n = len(samples)
-    low, half, high = int(0.15 * n), n // 2, int(0.85 * n)
+    low, half, high = int(0.25 * n), n // 2, int(0.75 * n)
     ordered = np.partition(samples, (low, half, high))
     level = float(ordered[half])
     contrast = float(pips[:, _CONTRAST].mean())
     if abs(level - float(pips[:, _LEVEL].mean())) > 0.5 * contrast:
-        return False
+        return _Surface.MARKED
     if ordered[high] - ordered[low] > 0.22 * contrast:
         # a face is one even surface; a square reaching over a die's edge onto a side face or the
         # table is not (this splits a one-pip top from a side pip that would make a "two")
-        return False
+        return _Surface.MARKED
     if dark:
         marks = int((samples < level - 0.45 * contrast).sum())
     else:
         marks = int((samples > level + 0.45 * contrast).sum())
-    return marks <= 0.05 * len(samples)
+    if marks > 0.05 * n:
+        return _Surface.MARKED
+    if fit.value >= 2:
+        # the grid places no pip of the layout took
+        on_grid = (pips[:, :2] - np.array(fit.center)) @ np.linalg.inv(m).T
+        taken = ((_GRID[:, None, :] - on_grid[None, :, :]) ** 2).sum(axis=2).min(axis=1) < 0.25
+        empty = _GRID[~taken] @ m.T + np.array(fit.center)
+        radius = 0.25 * float(pips[:, _DIAM].mean())
+        spots = (empty[:, None, :] + radius * _SPOT[None, :, :]).reshape(-1, 2)
+        c = np.clip(np.rint(spots[:, 0]).astype(np.intp), 0, w - 1)
+        r = np.clip(np.rint(spots[:, 1]).astype(np.intp), 0, h - 1)
+        means = grey[r, c].astype(np.float64).reshape(len(empty), len(_SPOT)).mean(axis=1)
+        depth = (level - means) if dark else (means - level)
+        if depth.max() > 0.35 * contrast:
+            return _Surface.BUSY
+    return _Surface.PLAIN
+
+
+def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> bool:
+    return _face_surface(grey, fit, pips, dark) is _Surface.PLAIN
+
+
+_GRID = np.array([(x, y) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)])
+_SPOT = np.array([(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)])
 
 
 _g = np.linspace(-1.45, 1.45, 11)
