@@ -8,8 +8,9 @@ small turn, shift and scale as an imperfect crop would have, any quarter turn). 
   die set lies farther from every exemplar than that and is ``unreadable``.
 * the confidence table: the reads sorted by margin (how much closer the best face is than the
   next), grouped, and the fraction right in each group made monotone (pool adjacent violators),
-  with one right and one wrong read added at margin 0 (a tie is a coin toss). So a confidence of
-  0.9 means about 9 in 10 held-out reads with that margin were right.
+  with one right and one wrong read added at margin 0 (a tie is a coin toss) and half a read each
+  way in every group (so no group claims certainty). So a confidence of 0.9 means about 9 in 10
+  held-out reads with that margin were right.
 * faces that look alike: two faces whose exemplars are, held out, often nearest the other face.
 """
 
@@ -131,7 +132,8 @@ def confidence_table(reads: Sequence[HeldOutRead], groups: int = 8) -> Confidenc
             merged[-1][1] += last[1]
             merged[-1][2] += last[2]
     edges_out = [0.0] + [b[0] for b in merged[1:]]
-    values = [round(b[1] / b[2], 4) for b in merged]
+    # Half a read each way per group: a group of 50 right reads says 0.99, never certainty.
+    values = [round((b[1] + 0.5) / (b[2] + 1.0), 4) for b in merged]
     return ConfidenceTable(tuple(edges_out), tuple(values))
 
 

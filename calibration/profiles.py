@@ -167,9 +167,10 @@ class DieProfile:
 
 def read_pips(crop: Crop) -> tuple[int, float] | None:
     """Reads a rectified face crop as pips with the pip reader: (value, confidence) or ``None``."""
-    big = cv2.resize(crop, (crop.shape[1] * 3, crop.shape[0] * 3), interpolation=cv2.INTER_LINEAR)
-    pad = big.shape[0] // 3
-    framed = cv2.copyMakeBorder(big, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    # The pip finder wants a die on a tray: frame the face with a darker band, as the tray would.
+    rim = np.median(np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]), axis=0) * 0.6
+    pad = crop.shape[0] // 2
+    framed = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=[float(v) for v in rim])
     faces = [c for c in FaceDetector().find(framed) if c.layout is not None]
     if len(faces) != 1 or faces[0].layout is None:
         return None
