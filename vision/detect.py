@@ -137,6 +137,10 @@ class FaceDetector:
                 continue
             for group in _link(grey, pips, dark, self.config):
                 faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
+        symbols: list[FaceCandidate] = []
+        for grey, dark in ((passes[0][0], True), (passes[1][0], False)):
+            symbols.extend(_symbol_faces(frame, grey, kernel, scale, dark, self.config))
+        faces.extend(_away_from_pips(symbols, faces))
         faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
         faces = _drop_small_marks(faces)
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
@@ -186,7 +190,14 @@ def _shrink(grey: Grey, scale: float) -> Grey:
 _X, _Y, _DIAM, _RATIO, _ANGLE, _CONTRAST, _LEVEL, _FILL = range(8)
 
 
-def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: DetectorConfig) -> FloatArray:
+def _find_pips(
+    grey: npt.NDArray[np.uint8],
+    kernel: int,
+    dark: bool,
+    config: DetectorConfig,
+    min_extent: int = 0,
+    min_fill: float = 0.55,
+) -> FloatArray:
     """Pip-like blobs as rows (x, y, diameter, ratio, angle, contrast, face level) in ``grey`` pixels."""
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
     if dark:
@@ -209,7 +220,8 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     h, w = grey.shape
     # a blob cut by the frame border has no trustworthy shape
     on_border = (left == 0) | (top == 0) | (left + bw >= w) | (top + bh >= h)
-    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & ~on_border
+    extent = np.maximum(bw, bh)
+    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & (extent >= min_extent) & ~on_border
     keep[0] = False
     if not keep.any():
         return np.zeros((0, 8))
@@ -244,8 +256,53 @@ def _find_pips(grey: npt.NDArray[np.uint8], kernel: int, dark: bool, config: Det
     fill = area[idx] / ellipse_area
     diam = 2 * np.sqrt(area[idx] / math.pi)
     rows = np.column_stack([mx[idx], my[idx], diam, ratio, angle, contrast[idx], level[idx], fill])
-    good = (contrast[idx] >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > 0.55) & (fill < 1.35) & (diam >= 2.2)
+    good = (contrast[idx] >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > min_fill) & (fill < 1.35) & (diam >= 2.2)
     return rows[good]
+
+
+def _away_from_pips(symbols: list[FaceCandidate], faces: list[FaceCandidate]) -> list[FaceCandidate]:
+    """Symbol marks that are not pips seen as one blot (blurred pips of a four, a five)."""
+    pips = [(p.x, p.y, f.box) for f in faces for p in f.pips]
+    out = []
+    for symbol in symbols:
+        x, y, w, h = symbol.box
+        if not any(x <= px <= x + w and y <= py <= y + h for px, py, _ in pips):
+            out.append(symbol)
+    return out
+
+
+def _symbol_faces(
+    frame: Frame, grey: Grey, kernel: int, scale: float, dark: bool, config: DetectorConfig
+) -> list[FaceCandidate]:
+    """Faces carrying one big mark instead of pips (a hero die's symbol): unreadable without a
+    calibrated profile, but they are dice, and they claim their die so its side faces stay out."""
+    big = int(round(kernel * 2.2)) | 1
+    marks = _find_pips(grey, big, dark, config, min_extent=kernel, min_fill=0.3)
+    out: list[FaceCandidate] = []
+    h, w = grey.shape
+    for mark in marks:
+        extent = 1.15 * float(np.sqrt(mark[_DIAM] ** 2 / max(mark[_RATIO], 0.3)))
+        # a die face reaches well beyond its symbol on every side
+        angles = np.linspace(0, 2 * math.pi, 32, endpoint=False)
+        ring = np.concatenate([r * extent * np.column_stack([np.cos(angles), np.sin(angles)]) for r in (0.65, 0.8, 1.0)])
+        cols = np.rint(mark[_X] + ring[:, 0]).astype(np.intp)
+        rows = np.rint(mark[_Y] + ring[:, 1]).astype(np.intp)
+        if cols.min() < 0 or rows.min() < 0 or cols.max() >= w or rows.max() >= h:
+            continue
+        samples = grey[rows, cols].astype(np.float64)
+        n = len(samples)
+        ordered = np.partition(samples, (n // 4, n // 2, 3 * n // 4))
+        level = float(ordered[n // 2])
+        contrast = float(mark[_CONTRAST])
+        if contrast < 60 or ordered[3 * n // 4] - ordered[n // 4] > 0.2 * contrast:
+            continue
+        stray = samples < level - 0.45 * contrast if dark else samples > level + 0.45 * contrast
+        if stray.mean() > 0.05:
+            continue
+        m = np.eye(2) * (0.8 * extent / FACE_HALF_SIDE)
+        fit = LayoutFit(0, (float(mark[_X]), float(mark[_Y])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
+        out.append(_candidate(frame, mark[None, :], fit, scale, dark, CandidateFlag.NO_LAYOUT, layout=False))
+    return out
 
 
 def _shape_tensor(ratio: FloatArray, angle: FloatArray) -> FloatArray:
@@ -547,7 +604,13 @@ def _single_spacing(pips: FloatArray) -> float:
 
 
 def _candidate(
-    frame: Frame, pips: FloatArray, fit: LayoutFit | None, scale: float, dark: bool, flags: CandidateFlag
+    frame: Frame,
+    pips: FloatArray,
+    fit: LayoutFit | None,
+    scale: float,
+    dark: bool,
+    flags: CandidateFlag,
+    layout: bool = True,
 ) -> FaceCandidate:
     full = pips.copy()
     full[:, [_X, _Y, _DIAM]] /= scale
@@ -581,9 +644,9 @@ def _candidate(
         quad=tuple((float(x), float(y)) for x, y in quad),
         crop=crop,
         pips=pip_objs,
-        layout=fit_full if fit is not None else None,
+        layout=fit_full if fit is not None and layout else None,
         flags=flags,
-        quality=quality if fit is not None else 0.0,
+        quality=quality if fit is not None and layout else 0.0,
     )
 
 
@@ -646,8 +709,8 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
         out: FloatArray = _shape_tensor(ratios, angles).mean(axis=0)
         return out
 
-    # laid-out faces first, then the squarest: they claim their die before the others do
-    order = sorted(faces, key=lambda f: (f.layout is None, -f.squareness, -len(f.pips)))
+    # the squarest first (laid-out faces a little ahead): they claim their die before the others do
+    order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
     kept: list[FaceCandidate] = []
     for face in order:
         cx, cy = face.center

@@ -113,3 +113,13 @@ def test_a_die_out_of_frame_is_not_read_as_a_value() -> None:
     reading = DiceReader().read(tray.frame)
     ok_truth = sorted(d.value for d in tray.truth if d.status is DieStatus.OK)
     assert sorted(reading.values) == ok_truth
+
+
+def test_symbol_faces_are_unreadable_not_counted() -> None:
+    rng = np.random.default_rng(5)
+    design = sim.DieDesign.pips_with_emblem(6, "star")
+    scene = sim.random_scene(rng, 5, tilt_deg=25, designs=[design], values=[6, 6, 6, 6, 6])
+    tray = sim.render_tray(scene, rng)
+    reading = DiceReader().read(tray.frame)
+    assert 6 not in reading.values
+    assert sum(d.status is DieStatus.UNREADABLE for d in reading.dice) >= 3
