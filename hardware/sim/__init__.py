@@ -18,12 +18,13 @@ Same scene and same seed give the same pixels.
 
 The pieces:
 
-- :class:`TrayScene` = :class:`Camera` (frame size up to 12 MP, ``tilt_deg`` 0-60 from straight down,
-  ``die_px``) + :class:`Background` (``plain``, ``wood``, ``pattern``; ``walls`` for the tray's
-  rim) + :class:`DiePose` per die
-  (value, position in mm, yaw, ``lean_deg`` for a cocked die, ``rotation``/``lift_mm``/``motion_px``
-  for a tumbling one, a :class:`DieDesign` and a :class:`DieStyle`) + an optional :class:`Hand` +
-  :class:`Lighting` + :class:`Optics` (noise, blur, JPEG quality).
+- :class:`TrayScene` = :class:`Camera` (frame size up to 12 MP, ``tilt_deg`` 0-60 from straight
+  down, ``die_px``; mild perspective) + :class:`Background` (``plain``, ``wood``, ``pattern``;
+  ``walls`` for the tray's rim) + :class:`DiePose` per die (value, position in mm, yaw,
+  ``lean_deg`` for a cocked die, ``rotation``/``lift_mm``/``motion_px`` for a tumbling one, a
+  :class:`DieDesign` and a :class:`DieStyle`) + an optional :class:`Hand` + :class:`Lighting`
+  (direction, gradient, vignette, ``glare``, ``diffuse``) + :class:`Optics` (noise, blur, JPEG
+  quality, white balance) + :class:`Distractor` objects.
 - :func:`random_scene` ``(rng, n_dice, *, width, height, tilt_deg, die_px, background, designs,
   styles, values, touching, cocked, out_of_frame, hand, lighting, optics, distractors)`` places
   0-30 dice without overlap; ``touching`` pairs sit side by side, ``cocked`` dice lean on a
@@ -31,15 +32,16 @@ The pieces:
   ``distractors`` adds things that are not dice (:class:`Distractor`: a cable, a coin, a barcode
   label, a keyboard key; not in the truth).
 - :class:`DieTruth` ``status``: ``ok``, ``cocked``, ``occluded`` (cut by the frame or under the
-  hand), ``unreadable`` (moving). :meth:`DieTruth.reading` turns a symbol face into ``unreadable``
-  unless ``calibrated=True``. :meth:`RenderedTray.label_entry` gives a ``labels.json`` entry.
+  hand), ``unreadable`` (moving). :meth:`DieTruth.reading` turns a symbol or numeral face into
+  ``unreadable`` unless ``calibrated=True``. :meth:`RenderedTray.label_entry` gives a ``labels.json`` entry.
 - :class:`DieStyle` ``(body, ink, finish)`` in BGR or by name: ``DieStyle.parse("blue/white/marbled")``;
   :data:`STYLE_PRESETS`; finishes ``solid``, ``translucent``, ``marbled``.
 - :class:`DieDesign`: what each face 1-6 shows (:class:`FaceArt`: pips, a numeral, or a glyph with an
   optional small number in a corner). ``DieDesign.pips()``, ``.numerals()``,
-  ``.pips_with_emblem(6, "star")``, ``.hero(name, {1: "sword", ...})``, ``.barbarian()`` (sword on
-  1-3 labelled ``sword-1`` .. ``sword-3``, heart on 4-5, pow on 6), ``.moon_elf()``,
-  ``.shadow_thief()``. Glyphs: :data:`GLYPH_NAMES`.
+  ``.pips_with_emblem(6, "star")``, ``.hero(name, {1: "sword", ...})``,
+  ``.from_symbols(hero.id, hero.faces)`` (any ``rules`` hero; face labels ``SYMBOL-N``),
+  ``.barbarian()`` (``sword-1`` .. ``sword-3``, ``heart-4``, ``heart-5``, ``strength-6`` drawn as
+  a pow burst), ``.moon_elf()``, ``.shadow_thief()``. Glyphs: :data:`GLYPH_NAMES`.
 - :func:`render_face` ``(design, style, value, size)``: a square crop of one die, face up, for
   calibration tests.
 - :func:`write_labelled_folder` ``(dir, n_images, seed, ...)``: JPEGs plus ``labels.json`` in the
@@ -47,7 +49,7 @@ The pieces:
   also gets a ``symbol`` key). :func:`write_face_folders` ``(dir, design, style, per_face, seed)``:
   one folder of crops per face label.
 - :class:`SimulatedTraySource` ``(seed, *, n_dice, script, auto_roll, width, height, fps, hold_s,
-  roll_s, tilt_deg, design, style, background, clock, pace)``: the tray as a live camera (also in
+  roll_s, tilt_deg, design, style, background, clock, pace, sleep)``: the tray as a live camera (also in
   :mod:`hardware.camera`). Dice are picked up by a hand, thrown in over the near edge, tumble with
   motion blur and settle. ``script`` is a list of value lists or :class:`ScriptedRoll` (``values``,
   ``keep``, ``cocked``, ``pickup``); ``roll(values, keep=..., cocked=...)``, ``show_hand(s)``,
