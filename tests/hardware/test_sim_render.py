@@ -443,3 +443,12 @@ def test_tray_walls_frame_the_floor_and_keep_the_dice_inside() -> None:
     assert np.median(grey[:15, 100:540]) < np.median(grey[240, 200:440]) - 15  # the rim is darker than the floor
     with pytest.raises(InvalidScene, match="0.5"):
         Background(walls=0.5)
+
+
+def test_docstring_examples_hold() -> None:
+    import doctest
+
+    import hardware.sim.faces
+
+    result = doctest.testmod(hardware.sim.faces)
+    assert result.attempted >= 3 and result.failed == 0
