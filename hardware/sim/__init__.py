@@ -32,7 +32,8 @@ The pieces:
   ``distractors`` adds things that are not dice (:class:`Distractor`: a cable, a coin, a barcode
   label, a keyboard key; not in the truth).
 - :class:`DieTruth` ``status``: ``ok``, ``cocked``, ``occluded`` (cut by the frame or under the
-  hand), ``unreadable`` (moving). :meth:`DieTruth.reading` turns a symbol or numeral face into
+  hand), ``unreadable`` (moving). :meth:`RenderedTray.reading` / :meth:`DieTruth.reading`: what a
+  perfect reader reports; it turns a symbol or numeral face into
   ``unreadable`` unless ``calibrated=True``. :meth:`RenderedTray.label_entry` gives a ``labels.json`` entry.
 - :class:`DieStyle` ``(body, ink, finish)`` in BGR or by name: ``DieStyle.parse("blue/white/marbled")``;
   :data:`STYLE_PRESETS`; finishes ``solid``, ``translucent``, ``marbled``.

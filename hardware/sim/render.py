@@ -23,7 +23,7 @@ from hardware.sim.scene import (
     TrayScene,
     top_value,
 )
-from vision.types import DieReading, DieStatus
+from vision.types import DieReading, DieStatus, FrameReading
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,12 @@ class RenderedTray:
         """Values of the dice whose status is ``ok``, left to right (as :attr:`FrameReading.values`)."""
         ok = sorted((t for t in self.truth if t.status is DieStatus.OK), key=lambda t: (t.box[0], t.box[1]))
         return tuple(t.value for t in ok)
+
+    def reading(self, *, calibrated: bool = False) -> FrameReading:
+        """What a perfect reader would report for this frame (see :meth:`DieTruth.reading`), dice
+        left to right as the reader orders them."""
+        dice = sorted((t.reading(calibrated=calibrated) for t in self.truth), key=lambda d: (d.box[0], d.box[1]))
+        return FrameReading(tuple(dice), 0.0)
 
     def label_entry(self, image: str, *, only_ok: bool = True) -> dict[str, Any]:
         """The ``labels.json`` entry for this frame saved as ``image``.

@@ -452,3 +452,13 @@ def test_docstring_examples_hold() -> None:
 
     result = doctest.testmod(hardware.sim.faces)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_perfect_reading_of_a_frame() -> None:
+    rng = np.random.default_rng(12)
+    tray = render_tray(random_scene(rng, 5, cocked=1, designs=[DieDesign.pips()]), rng)
+    reading = tray.reading()
+    assert len(reading.dice) == 5
+    assert reading.values == tray.values and len(reading.values) == 4
+    assert [d.status for d in reading.dice].count(DieStatus.COCKED) == 1
+    assert [d.box[0] for d in reading.dice] == sorted(d.box[0] for d in reading.dice)
