@@ -174,6 +174,7 @@ def _descriptor_of_square(grey: FloatArray) -> FloatArray:
 
 _GRID = 4
 _PER_FACE = 2  # exemplars per face compared in full: the two most alike at first sight
+_ALIGNED_FACES = 3  # closest faces compared again, aligned to the pixel
 
 
 def _cell_energy(difference: FloatArray) -> FloatArray:
@@ -254,6 +255,7 @@ def _exemplar_distances(
     descriptor: FloatArray,
     rows: npt.NDArray[np.intp] | None = None,
     turns: int = 2,
+    shifts: FloatArray | None = None,
 ) -> npt.NDArray[np.float64]:
     """Distance from ``descriptor`` to exemplars of ``bank`` (one row per turn of each exemplar;
     ``similarity`` is their coarse cosine to the descriptor, exemplars by turns; only exemplars
@@ -267,8 +269,31 @@ def _exemplar_distances(
     turns = min(turns, variants)
     best = np.argpartition(-similarity[exemplars], turns - 1, axis=1)[:, :turns]
     chosen = (best + (exemplars * variants)[:, None]).ravel()
-    energy = _cell_energy(bank[chosen] - descriptor[None, :]).max(axis=1).reshape(len(exemplars), turns)
+    candidates = bank[chosen]
+    if shifts is None:
+        query = np.broadcast_to(descriptor, candidates.shape)
+    else:
+        # Each candidate against the query moved by the pixel or two that fits it best: two crops
+        # of one face are rarely outlined to the pixel, and a small number shows only when aligned.
+        half = DESCRIPTOR_SIZE * DESCRIPTOR_SIZE  # the grey map alone finds the shift well enough
+        fit = np.einsum("rd,sd->rs", candidates[:, :half], shifts[:, :half])
+        query = shifts[np.argmax(fit, axis=1)]
+    energy = _cell_energy(candidates - query).max(axis=1).reshape(len(exemplars), turns)
     out: npt.NDArray[np.float64] = energy.min(axis=1).astype(np.float64)
+    return out
+
+
+def _shifted(descriptor: FloatArray, reach: int = 2) -> FloatArray:
+    """The descriptor with its maps moved by up to ``reach`` pixels each way: (shifts, D)."""
+    size = DESCRIPTOR_SIZE
+    maps = descriptor.reshape(2, size, size)
+    padded = np.pad(maps, ((0, 0), (reach, reach), (reach, reach)))
+    rows = [
+        padded[:, reach + dy : reach + dy + size, reach + dx : reach + dx + size].reshape(-1)
+        for dy in range(-reach, reach + 1)
+        for dx in range(-reach, reach + 1)
+    ]
+    out: FloatArray = np.ascontiguousarray(np.stack(rows), dtype=np.float32)
     return out
 
 
@@ -369,6 +394,12 @@ class ProfileClassifier:
             rows = np.sort(rows[order][rank < _PER_FACE])
         residual = _exemplar_distances(self._bank, similarity, descriptor, rows)
         np.minimum.at(best, owner[rows], residual)
+        # The few closest faces are compared again with the crop aligned to the pixel: that is
+        # where a small number decides, and aligning costs too much to do for every face.
+        close = np.argsort(best)[:_ALIGNED_FACES]
+        again = rows[np.isin(owner[rows], close)]
+        aligned = _exemplar_distances(self._bank, similarity, descriptor, again, shifts=_shifted(descriptor))
+        np.minimum.at(best, owner[again], aligned)
         return best
 
     @property
