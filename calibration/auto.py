@@ -185,7 +185,9 @@ def cluster_crops(crops: Sequence[Crop], faces: int, frame_count: int = 0) -> Cl
             ia = [kept.index(i) for i in clusters[a].members]
             ib = [kept.index(i) for i in clusters[b].members]
             between = float(sub[np.ix_(ia, ib)].mean())
-            if between < 1.5 * max(clusters[a].spread, clusters[b].spread, typical):
+            # Faces that differ by a small number lie about 2.5x their spread apart; one face split
+            # in two, under 2x.
+            if between < 2.0 * max(clusters[a].spread, clusters[b].spread, typical):
                 warnings.append(
                     f"clusters {clusters[a].number} and {clusters[b].number} look alike and may be one face; "
                     "give them the same label if so"

@@ -315,7 +315,10 @@ def pairwise_distances(crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np
     coarse = _coarse(turned)
     variants = len(turned) // count
     distances = np.stack(
-        [_exemplar_distances(turned, _coarse_similarity(coarse, variants, plain[i]), plain[i], turns=4) for i in range(count)]
+        [
+            _exemplar_distances(turned, _coarse_similarity(coarse, variants, plain[i]), plain[i], turns=4, shifts=_shifted(plain[i]))
+            for i in range(count)
+        ]
     )
     distances = np.minimum(distances, distances.T)
     np.fill_diagonal(distances, 0.0)
