@@ -695,7 +695,8 @@ def _drop_small_marks(faces: list[FaceCandidate]) -> list[FaceCandidate]:
         f
         for f in faces
         if float(np.median([p.diameter for p in f.pips])) >= 0.6 * reference
-        and (len(f.pips) > 1 or f.pips[0].contrast >= 0.6 * strongest)
+        # a one-pip is at least as big as the pips of other faces, and as dark (or light)
+        and (len(f.pips) > 1 or (f.pips[0].contrast >= 0.6 * strongest and f.pips[0].diameter >= 0.8 * reference))
     ]
 
 
