@@ -122,15 +122,16 @@ class FaceDetector:
         grey_full: Grey = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
         kernel = int(round(self.config.target_pip * 2.2)) | 1
         h, w = grey_full.shape
-        scale = 1.0 if max(h, w) <= 1280 else self._working_scale(grey_full)
-        passes = self._pips_at(grey_full, scale, kernel)
+        halvings = [grey_full]
+        scale = 1.0 if max(h, w) <= 1280 else self._working_scale(halvings)
+        passes = self._pips_at(halvings, scale, kernel)
         if scale == 1.0:
             # a camera-sized frame is searched as it is; only pips far bigger than the search
             # expects (a die close to the camera) send it round again at a smaller scale
             measured = self._typical_pip(passes[0][1], passes[1][1])
             if measured is not None and measured > 1.7 * self.config.target_pip:
                 scale = self.config.target_pip / measured
-                passes = self._pips_at(grey_full, scale, kernel)
+                passes = self._pips_at(halvings, scale, kernel)
         faces: list[FaceCandidate] = []
         for (grey, pips), dark in zip(passes, (True, False)):
             if len(pips) == 0:
@@ -145,8 +146,8 @@ class FaceDetector:
         faces = _drop_small_marks(faces)
         return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
 
-    def _pips_at(self, grey_full: Grey, scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
-        grey = _shrink(grey_full, scale)
+    def _pips_at(self, halvings: list[Grey], scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
+        grey = _shrink(halvings, scale)
         return [(grey, _find_pips(grey, kernel, dark, self.config)) for dark in (True, False)]
 
     def _typical_pip(self, *found: FloatArray) -> float | None:
@@ -157,11 +158,11 @@ class FaceDetector:
                 sizes.extend(strong[:, _DIAM].tolist())
         return float(np.median(sizes)) if len(sizes) >= 2 else None
 
-    def _working_scale(self, grey: Grey) -> float:
+    def _working_scale(self, halvings: list[Grey]) -> float:
         """The scale that makes pips about ``target_pip`` wide, measured on a small copy."""
-        h, w = int(grey.shape[0]), int(grey.shape[1])
+        h, w = int(halvings[0].shape[0]), int(halvings[0].shape[1])
         coarse = min(1.0, self.config.coarse_side / max(h, w))
-        small = _shrink(grey, coarse)
+        small = _shrink(halvings, coarse)
         measured = self._typical_pip(*(_find_pips(small, 15, dark, self.config) for dark in (True, False)))
         if measured is None:
             return min(1.0, 1024.0 / float(max(h, w)))
@@ -170,15 +171,20 @@ class FaceDetector:
         return 1.0 if scale > 0.9 else scale
 
 
-def _shrink(grey: Grey, scale: float) -> Grey:
-    """``grey`` resampled by ``scale`` (at most 1): halvings by pyramid first, which is cheap on 12 MP."""
+def _shrink(halvings: list[Grey], scale: float) -> Grey:
+    """The frame (``halvings[0]``) resampled by ``scale`` (at most 1): halvings by pyramid first,
+    which is cheap on 12 MP and kept in ``halvings`` for the next call."""
+    grey = halvings[0]
     if scale >= 1.0:
         return grey
-    out: Grey = grey
+    level = 0
     remaining = scale
     while remaining <= 0.5:
-        out = np.asarray(cv2.pyrDown(out), dtype=np.uint8)
+        level += 1
         remaining *= 2
+        if len(halvings) <= level:
+            halvings.append(np.asarray(cv2.pyrDown(halvings[-1]), dtype=np.uint8))
+    out = halvings[level]
     h, w = grey.shape
     size = (max(1, int(round(w * scale))), max(1, int(round(h * scale))))
     if size != (out.shape[1], out.shape[0]):
