@@ -275,3 +275,24 @@ def test_paced_frames_come_at_the_frame_rate_of_the_clock() -> None:
         now[0] += 0.02  # the caller's own work between frames
     assert stamps == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
     assert sum(slept) == pytest.approx(0.4 - 4 * 0.02)
+
+
+def test_live_hero_dice_carry_their_symbols() -> None:
+    from hardware.sim import DieDesign, DieStyle
+
+    src = SimulatedTraySource(
+        17, script=[[1, 4, 6]], auto_roll=False, design=DieDesign.barbarian(), style=DieStyle.parse("red/white"), **SMALL
+    )
+    _run_until_settled_roll(src, 1)
+    truth = src.settled_truth
+    assert truth is not None
+    assert sorted((t.value, t.face, t.symbol) for t in truth) == [
+        (1, "sword-1", "sword"),
+        (4, "heart-4", "heart"),
+        (6, "strength-6", "strength"),
+    ]
+    assert sorted(src.settled_values or ()) == [1, 4, 6]  # the truth, whatever reads it
+    # A pip reader cannot read hero faces; a calibrated one reads them all.
+    assert src.last is not None
+    assert src.last.reading().values == ()
+    assert sorted(src.last.reading(calibrated=True).values) == [1, 4, 6]
