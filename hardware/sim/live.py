@@ -311,7 +311,8 @@ class SimulatedTraySource:
 
     @property
     def settled_values(self) -> tuple[int, ...] | None:
-        """Values of the ``ok`` dice of the settled state, left to right (as ``FrameReading.values``)."""
+        """Values of the ``ok`` dice of the settled state, left to right (ordered as
+        ``FrameReading.values``). This is the truth: symbol faces count with their number."""
         if self._phase is not SimPhase.SETTLED or self._last is None:
             return None
         return self._last.values
