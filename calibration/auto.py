@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 from pathlib import Path
 
 import cv2
@@ -256,8 +257,33 @@ def cluster_folder(folder: str | os.PathLike[str], faces: int, sheets: Path | No
     return write_sheets(clustering, sheets) if sheets is not None else clustering
 
 
+class FrameSourceLike(Protocol):
+    """What the live flow needs of a camera: :class:`hardware.camera.FrameSource`'s ``read()``."""
+
+    def read(self) -> Crop: ...
+
+
+def settled_frames(source: FrameSourceLike, rolls: int, fps: float = 30.0, max_frames: int = 100_000) -> Iterator[Crop]:
+    """One frame per settled roll from a live camera: the frame on which the settle detector says
+    the dice have come to rest. Stops after ``rolls`` settles (or ``max_frames`` frames).
+
+    Time is the frame count over ``fps``, so a recorded or simulated source runs at any speed.
+    """
+    from vision.settle import SettleDetector
+
+    detector = SettleDetector()
+    seen = 0
+    for index in range(max_frames):
+        frame = source.read()
+        if detector.update(frame, now=index / fps).settled:
+            seen += 1
+            yield frame
+            if seen >= rolls:
+                return
+
+
 def cluster_frames(frames: Iterable[Crop], faces: int, sheets: Path | None = None) -> Clustering:
-    """The same from live frames, e.g. ``iter(source.read, None)`` of a camera frame source."""
+    """The same from live frames, e.g. ``settled_frames(camera, 30)``."""
     crops, count = faces_in_frames(frames)
     clustering = cluster_crops(crops, faces, count)
     return write_sheets(clustering, sheets) if sheets is not None else clustering

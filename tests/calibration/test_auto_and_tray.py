@@ -220,3 +220,30 @@ def test_read_with_profile_and_hero_gives_values_and_symbols(tmp_path, capsys):
         assert die["symbol"] == hero.symbol_for(die["value"])
         assert die["face"] in {f.label for f in design.faces}
     assert main(["read", str(image), "--profile", "barbarian", "--hero", "nobody"]) == 2
+
+
+def test_live_calibration_from_a_simulated_camera(tmp_path):
+    from calibration.auto import cluster_frames, settled_frames
+    from hardware.sim.live import SimulatedTraySource
+
+    camera = SimulatedTraySource(
+        3, n_dice=3, design=EMBLEMS, style=DieStyle(), background=FELT, die_px=60, pickup=False, hold_s=0.5
+    )
+    frames = list(settled_frames(camera, 12))
+    assert len(frames) == 12
+    clustering = cluster_frames(frames, 6, tmp_path / "sheets")
+    assert clustering.frame_count == 12 and len(clustering.clusters) == 6
+    assert all(c.sheet is not None and c.sheet.is_file() for c in clustering.clusters)
+
+
+def test_asking_at_a_prompt(emblem_clusters):
+    from calibration.auto import ask_names
+
+    clustering, _ = emblem_clusters
+    answers = iter(["sword", "x", "sword", "1", "", "-", "2", "", "3", "", "4", "", "5", "star"])
+    said: list[str] = []
+    names = ask_names(clustering, lambda prompt: next(answers), said.append)
+    assert names[1] is not None and (names[1].label, names[1].value) == ("sword", 1)
+    assert names[2] is None
+    assert [names[n].value for n in (3, 4, 5, 6)] == [2, 3, 4, 5] and names[6].symbol == "star"
+    assert len(said) == 1 and "x" in said[0]  # a bad number is said, then the face asked again
