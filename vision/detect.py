@@ -719,13 +719,17 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     def size(f: FaceCandidate) -> float:
         return float(max(f.box[2], f.box[3]))
 
+    tensors: dict[int, FloatArray] = {}
+
     def tensor(f: FaceCandidate) -> FloatArray:
-        if not f.pips:
-            return np.array([1.0, 0.0, 1.0])
-        ratios = np.array([p.ratio for p in f.pips])
-        angles = np.array([p.angle for p in f.pips])
-        out: FloatArray = _shape_tensor(ratios, angles).mean(axis=0)
-        return out
+        if id(f) not in tensors:
+            if not f.pips:
+                tensors[id(f)] = np.array([1.0, 0.0, 1.0])
+            else:
+                ratios = np.array([p.ratio for p in f.pips])
+                angles = np.array([p.angle for p in f.pips])
+                tensors[id(f)] = _shape_tensor(ratios, angles).mean(axis=0)
+        return tensors[id(f)]
 
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
