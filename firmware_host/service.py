@@ -54,6 +54,9 @@ RECONNECT_DELAYS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
 # Seconds between retries of a roll log that could not be written, when no new row comes.
 FLUSH_RETRY_S = 5.0
 
+# Seconds between calls of the service's housekeeping hook.
+HOUSEKEEPING_S = 10.0
+
 # Flow events whose outcome is part of the game's record; corrections have their own table.
 SCORED_EVENTS = frozenset({"roll", "ability", "target", "defense", "damage", "undo", "game_over"})
 
@@ -134,6 +137,8 @@ class TrayService:
     :param fps: when set, the loop paces itself to this frame rate (for sources that do not block,
         such as the simulated tray); None reads as fast as the source delivers.
     :param closers: extra devices to close on shutdown (the tray light, the buttons).
+    :param housekeeping: called every :data:`HOUSEKEEPING_S` seconds from the loop (for chores such
+        as trimming the history gpiozero's mock pins keep), or None.
     :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
         the game state to, or None.
     """
@@ -155,8 +160,11 @@ class TrayService:
         fps: float | None = None,
         closers: Iterable[Any] = (),
         live: Any = None,
+        housekeeping: Callable[[], None] | None = None,
     ) -> None:
         self._open_source = open_source
+        self._housekeeping = housekeeping
+        self._last_housekeeping = float("-inf")
         self.live = live
         self.reader = reader
         self.flow = flow
@@ -504,6 +512,9 @@ class TrayService:
         if self.roll_log.pending and now - self._last_flush_try >= FLUSH_RETRY_S:
             self._last_flush_try = now
             self._log_row(_flush)
+        if self._housekeeping is not None and now - self._last_housekeeping >= HOUSEKEEPING_S:
+            self._last_housekeeping = now
+            self._housekeeping()
 
     def _install_signal_handlers(self) -> Callable[[], None]:
         if threading.current_thread() is not threading.main_thread():
@@ -559,10 +570,12 @@ def build_service(
     from hardware.lights import StatusLight, TrayLight
     from rules.game import Game
 
+    housekeeping = None
     if pin_factory is None and config.gpio == "mock":
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         pin_factory = MockFactory(pin_class=MockPWMPin)
+        housekeeping = _forget_pin_history(pin_factory)
 
     opened: list[Any] = []
     try:
@@ -616,4 +629,16 @@ def build_service(
         fps=config.frames.fps if paced else None,
         closers=[tray_light],
         live=live,
+        housekeeping=housekeeping,
     )
+
+
+def _forget_pin_history(factory: Any) -> Callable[[], None]:
+    """gpiozero's mock pins record every state they were ever in (the status LED's breathing adds
+    dozens a second), which real pins do not: a long run on mock pins would grow without end."""
+
+    def forget() -> None:
+        for pin in list(factory.pins.values()):
+            pin.clear_states()
+
+    return forget

@@ -165,3 +165,22 @@ def test_a_taken_live_view_port_is_named_and_the_devices_are_released(tmp_path: 
         with pytest.raises(PortInUse, match=str(port)):
             build_service(config, pin_factory=pins)
     StatusLight(pin_factory=pins).close()  # released again
+
+
+def test_long_runs_on_mock_pins_forget_the_pin_history(pins) -> None:
+    from gpiozero import PWMLED
+
+    from firmware_host.service import _forget_pin_history
+
+    led = PWMLED(18, pin_factory=pins)
+    for step in range(50):
+        led.value = step / 50
+    assert len(pins.pin(18).states) > 40
+    _forget_pin_history(pins)()
+    assert len(pins.pin(18).states) == 1
+    led.close()
+    service = build_service(parse_config('camera = "sim"\ngpio = "mock"\ndisplay = "dummy"\n'))
+    try:
+        assert service._housekeeping is not None  # wired for mock pins, every 10 s of the loop
+    finally:
+        service.close()
