@@ -227,12 +227,12 @@ def test_live_calibration_from_a_simulated_camera(tmp_path):
     from hardware.sim.live import SimulatedTraySource
 
     camera = SimulatedTraySource(
-        3, n_dice=3, design=EMBLEMS, style=DieStyle(), background=FELT, die_px=60, pickup=False, hold_s=0.5
+        3, n_dice=3, design=EMBLEMS, style=DieStyle(), background=FELT, die_px=60, pickup=False, hold_s=0.5, fps=10
     )
-    frames = list(settled_frames(camera, 12))
-    assert len(frames) == 12
+    frames = list(settled_frames(camera, 8, fps=10))
+    assert len(frames) == 8
     clustering = cluster_frames(frames, 6, tmp_path / "sheets")
-    assert clustering.frame_count == 12 and len(clustering.clusters) == 6
+    assert clustering.frame_count == 8 and len(clustering.clusters) == 6
     assert all(c.sheet is not None and c.sheet.is_file() for c in clustering.clusters)
 
 
