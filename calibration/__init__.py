@@ -22,5 +22,20 @@ Die profiles (:mod:`calibration.profiles`)::
 - Errors: :class:`~calibration.errors.ProfileError` (``ValueError``) names the file and the problem;
   :class:`~calibration.errors.CalibrationMissing` (``LookupError``) when there is no such profile.
 
-Command line: ``dicetray calibrate die NAME --from DIR``, ``dicetray profiles list|show|remove``.
+From free rolls (:mod:`calibration.auto`)::
+
+    clustering = cluster_folder("rolls/", faces=6, sheets=Path("sheets"))   # or cluster_frames(
+    names = names_from_file(Path("labels.toml"), clustering)                #   settled_frames(camera, 30), 6)
+    profile = profile_from_clusters("barbarian", clustering, names)        # or ask_names(clustering, input, print)
+
+The tray (:mod:`calibration.tray`)::
+
+    tray = calibrate_tray("tray", empty_frames, frames_with_dice)   # background, ROI, ArUco, die size
+    save_tray_profile(tray); load_tray_profile().hint()             # a vision.profile_reader.TrayHint
+
+``profile.reader()`` is the :class:`vision.reader.DiceReader` for a die set (body finder with the
+saved tray, or the pip finder for pip dice). Command line: ``dicetray calibrate die NAME --from DIR``
+/ ``--auto DIR --faces N [--labels FILE]``, ``dicetray calibrate tray --from IMAGE...``,
+``dicetray profiles list|show|remove``, ``dicetray read --profile NAME --hero HERO``. See
+docs/calibration.md.
 """
