@@ -144,3 +144,24 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path):
         [sys.executable, "-m", "firmware_host", "profiles", "show", "ghost"], capture_output=True, text=True
     )
     assert result.returncode == 2 and "ghost" in result.stderr and "Traceback" not in result.stderr
+
+
+REAL_D6 = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_cli_eval_with_a_profile_calibrated_from_a_labelled_folder(tmp_path, capsys):
+    assert main(["calibrate", "die", "real", "--from", str(REAL_D6)]) == 0
+    capsys.readouterr()
+    labels = json.loads((REAL_D6 / "labels.json").read_text())
+    picked = [e for e in labels if e["image"].startswith("valid_")][:6]
+    for entry in picked:
+        (tmp_path / entry["image"]).write_bytes((REAL_D6 / entry["image"]).read_bytes())
+    (tmp_path / "labels.json").write_text(json.dumps(picked))
+    assert main(["eval", str(tmp_path), "--profile", "real", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["dataset"] == str(tmp_path) and report["images"] == 6
+    assert report["recall"] >= 0.9 and report["precision"] >= 0.9
+    assert main(["read", str(tmp_path / picked[0]["image"]), "--profile", "real", "--json"]) == 0
+    read = json.loads(capsys.readouterr().out)
+    assert all(d["face"] in {"1", "2", "3", "4", "5", "6"} for d in read["dice"] if d["status"] == "ok")
