@@ -422,6 +422,8 @@ def _faces_from_group(
             return [_candidate(frame, members, whole, scale, dark, CandidateFlag.NONE)]
         if surface is _Surface.BUSY:
             return [_candidate(frame, members, None, scale, dark, CandidateFlag.NO_LAYOUT)]
+    if len(members) == 1:
+        return []  # a lone mark that is no face has no smaller faces in it
     alive = np.arange(len(members))
     layouts: dict[bytes, LayoutFit | None] = {}
     surfaces: dict[bytes, _Surface] = {}
