@@ -222,7 +222,7 @@ class SettleDetector:
         same_scene = (
             self._settled_scene is not None and self._changed(grey, self._settled_scene) < self.min_changed
         )
-        if same_scene and self._state is not SettleState.EMPTY:
+        if same_scene:
             # Something passed over and left: the dice lie as they were read, so no second read.
             self._state = SettleState.SETTLED
             return SettleUpdate(SettleState.SETTLED, False, motion, False, still_for)
