@@ -217,7 +217,10 @@ def _find_pips(
     half_peak = cv2.convertScaleAbs(peak, alpha=0.5)
     strong = cv2.threshold(response, config.min_contrast, 1, cv2.THRESH_BINARY)[1]
     mask = np.asarray(cv2.bitwise_and(strong, cv2.compare(response, half_peak, cv2.CMP_GT) // 255), dtype=np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
+    # set pixels than 16 bits can count
+    ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
     if count <= 1:
         return np.zeros((0, 8))
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
@@ -233,8 +236,9 @@ def _find_pips(
     keep[0] = False
     if not keep.any():
         return np.zeros((0, 8))
-    ys, xs = np.nonzero(mask)
-    lab = labels[ys, xs]
+    points = cv2.findNonZero(mask)
+    xs, ys = points[:, 0, 0], points[:, 0, 1]
+    lab = labels[ys, xs].astype(np.intp)
     sel = keep[lab]
     ys, xs, lab = ys[sel].astype(np.float64), xs[sel].astype(np.float64), lab[sel]
     weights = response[ys.astype(np.intp), xs.astype(np.intp)].astype(np.float64)
