@@ -11,7 +11,10 @@ Reading (:mod:`vision.reader`)
     (``ok``, ``cocked``, ``occluded``, ``unreadable``); only ``ok`` dice carry a value.
 Finding faces (:mod:`vision.detect`)
     ``FaceDetector(config=None).find(frame) -> list[FaceCandidate]``: top faces only (side faces of
-    an oblique view are dropped). A ``FaceCandidate`` has ``box``, ``quad`` (the face outline),
+    an oblique view are dropped). Pips of either polarity (dark on light dice, light on dark) are
+    found at a scale set by the pip size measured in the frame, linked across plain face, and
+    matched to the point-symmetric d6 layouts (:mod:`vision.layout`); a face with one big symbol
+    instead of pips is still a die (``layout`` ``None``, read ``unreadable``). A ``FaceCandidate`` has ``box``, ``quad`` (the face outline),
     ``crop`` (a ``CROP_SIZE`` square BGR image of the face seen square-on), ``pips``, ``layout``
     (the matched :class:`vision.layout.LayoutFit` or ``None``), ``flags`` (:class:`CandidateFlag`:
     ``TOUCHES_FRAME_EDGE``, ``TILTED``, ``NO_LAYOUT``) and ``touches_frame_edge``.
