@@ -490,14 +490,15 @@ class BodyDetector(FaceDetector):
     def __repr__(self) -> str:
         return f"BodyDetector(min_side={self.min_side!r}, inset={self.inset!r})"
 
-    def _distance(self, frame: Frame) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    def _distance(
+        self, frame: Frame, background: Frame | None
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
         """How far each pixel's colour is from the tray's, and the pixels known to be tray."""
         lab = cv2.cvtColor(cv2.GaussianBlur(frame, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
         h, w = frame.shape[:2]
         rim = max(2, min(h, w) // 20)
         ring = np.zeros((h, w), bool)
         ring[:rim], ring[-rim:], ring[:, :rim], ring[:, -rim:] = True, True, True, True
-        background = self.hint.background
         if background is not None and background.shape == frame.shape:
             reference = cv2.cvtColor(cv2.GaussianBlur(background, (0, 0), 1.0), cv2.COLOR_BGR2LAB)
             difference = lab - reference.astype(np.float32)
@@ -510,8 +511,33 @@ class BodyDetector(FaceDetector):
         return distance, ring
 
     def foreground(self, frame: Frame) -> npt.NDArray[np.uint8]:
-        """The mask (0/255) of whatever is not tray."""
-        distance, ring = self._distance(frame)
+        """The mask (0/255) of whatever is not tray, at the frame's size.
+
+        Worked out on a copy about 240 pixels high: a die is still dozens of pixels there, and the
+        mask costs a quarter as much or less.
+        """
+        h, w = frame.shape[:2]
+        factor = max(1, min(h, w) // 240)
+        background = self.hint.background
+        same_camera = background is not None and background.shape == frame.shape
+        roi = self.hint.roi if (background is None or same_camera) else None
+        if factor > 1:
+            size = (w // factor, h // factor)
+            small = np.asarray(cv2.resize(frame, size, interpolation=cv2.INTER_AREA), np.uint8)
+            reference = (
+                np.asarray(cv2.resize(background, size, interpolation=cv2.INTER_AREA), np.uint8)
+                if background is not None and same_camera
+                else None
+            )
+            scaled_roi = tuple(v // factor for v in roi) if roi is not None else None
+            mask = self._mask(small, reference, scaled_roi)
+            # Linear, then halfway: a smooth outline at full size rather than blocks of pixels.
+            full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+            return np.where(full >= 128, 255, 0).astype(np.uint8)
+        return self._mask(frame, background if same_camera else None, roi)
+
+    def _mask(self, frame: Frame, background: Frame | None, roi: tuple[int, ...] | None) -> npt.NDArray[np.uint8]:
+        distance, ring = self._distance(frame, background)
         # A die stands out far beyond the tray's own spread of colours (a patterned cloth varies,
         # but much less than a die differs from it); the rim of the frame is taken to be tray.
         tray = distance[ring]
@@ -525,9 +551,8 @@ class BodyDetector(FaceDetector):
         level = max(self.min_contrast, min(float(otsu), strict))
         mask = np.where(distance > level, 255, 0).astype(np.uint8)
         strong = distance > strict
-        matches = self.hint.background is None or self.hint.background.shape == frame.shape
-        if self.hint.roi is not None and matches:
-            x, y, rw, rh = self.hint.roi
+        if roi is not None:
+            x, y, rw, rh = roi
             keep = np.zeros_like(mask)
             keep[y : y + rh, x : x + rw] = 255
             mask = np.asarray(cv2.bitwise_and(mask, keep), np.uint8)
@@ -546,7 +571,7 @@ class BodyDetector(FaceDetector):
         """The one die of a calibration photo: centred, with tray all round it. ``None`` when the
         middle of the photo is not a die."""
         image = check_frame(image)
-        distance, ring = self._distance(image)
+        distance, ring = self._distance(image, self.hint.background)
         h, w = image.shape[:2]
         middle = distance[h * 2 // 5 : h * 3 // 5, w * 2 // 5 : w * 3 // 5]
         tray, die = float(np.median(distance[ring])), float(np.median(middle))

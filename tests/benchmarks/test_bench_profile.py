@@ -43,3 +43,44 @@ def test_bench_pip_reading(benchmark, frames):
 @pytest.mark.benchmark(group="reading: pips vs calibrated profile")
 def test_bench_profile_reading(benchmark, frames, profile_reader):
     assert benchmark(_read_all, profile_reader, frames) > 0
+
+
+def _tray_frames(design, seed):
+    import numpy as np
+
+    from hardware.sim import Background, DieStyle, random_scene, render_tray
+
+    rng = np.random.default_rng(seed)
+    felt = Background("plain", (50, 80, 40), 5)
+    return [
+        render_tray(random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=felt, die_px=60), rng).frame
+        for _ in range(6)
+    ]
+
+
+@pytest.fixture(scope="module")
+def hero_reader(tmp_path_factory):
+    from calibration.build import build_from_folder
+    from hardware.sim import DieDesign, DieStyle, write_face_folders
+
+    folder = tmp_path_factory.mktemp("hero-photos")
+    design = DieDesign.barbarian()
+    write_face_folders(folder, design, DieStyle(), per_face=5, seed=1, size=96)
+    (folder / "faces.toml").write_text(
+        "\n".join(f'[faces.{f.label}]\nvalue = {f.value}\nsymbol = "{f.symbol}"\n' for f in design.faces)
+    )
+    return build_from_folder("barbarian", folder).reader()
+
+
+@pytest.mark.benchmark(group="simulated tray: pip dice vs calibrated hero dice")
+def test_bench_pip_dice_on_simulated_tray(benchmark):
+    from hardware.sim import DieDesign
+
+    assert benchmark(_read_all, DiceReader(), _tray_frames(DieDesign.pips(), 3)) > 0
+
+
+@pytest.mark.benchmark(group="simulated tray: pip dice vs calibrated hero dice")
+def test_bench_hero_dice_on_simulated_tray(benchmark, hero_reader):
+    from hardware.sim import DieDesign
+
+    assert benchmark(_read_all, hero_reader, _tray_frames(DieDesign.barbarian(), 3)) > 0
