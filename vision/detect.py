@@ -758,7 +758,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
             if dist < 0.6 * reach or (differs and dist < 1.25 * largest):
                 drop = True
                 break
-            if dist < 0.9 * largest and abs(cy - oy) > 0.5 * dist:
+            if dist < 1.1 * largest and abs(cy - oy) > 0.5 * dist:
                 # near 45 degrees the front face looks as square as the top; a camera tilts
                 # towards the top of its image, so of two faces stacked up the image, the upper
                 # is the top face
