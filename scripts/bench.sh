@@ -1,4 +1,7 @@
 #!/bin/sh
-# Sets up .venv and runs the speed benchmarks (odds, reading, settle latency) on one core.
+# Sets up .venv and runs every speed benchmark (odds, reading, profile reading, settle latency, display,
+# simulated tray, live view) with pytest-benchmark, pinned to one core where taskset exists.
 . "$(dirname "$0")/venv.sh"
-exec .venv/bin/python -m pytest tests/benchmarks --benchmark-enable -p no:cacheprovider "$@"
+pin=""
+command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
+exec $pin .venv/bin/python -m pytest "${@:-tests}" --benchmark-only --benchmark-enable -p no:cacheprovider -q
