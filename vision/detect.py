@@ -45,6 +45,7 @@ class CandidateFlag(enum.IntFlag):
     TOUCHES_FRAME_EDGE = enum.auto()  # part of the face may be outside the frame
     TILTED = enum.auto()  # foreshortened unlike the other dice: the die is probably cocked
     NO_LAYOUT = enum.auto()  # marks that look like a die face but match no pip layout
+    TOP_UNSURE = enum.auto()  # another face of the die, above this one, could be its top face
 
 
 @dataclass(frozen=True)
@@ -755,7 +756,15 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 or other.squareness - face.squareness > 0.12
             )
             # a side face is small and squashed: measure its reach by the top face's size
-            if dist < 0.6 * reach or (differs and dist < 1.25 * largest):
+            if dist < 0.6 * reach:
+                drop = True
+                break
+            if differs and dist < 1.25 * largest:
+                if face.layout is not None and oy - cy > 0.5 * dist and other.squareness - face.squareness < 0.2:
+                    # the squarer face is below a face of its own die that is nearly as square:
+                    # from a camera tilted towards the top of its image a top face is never
+                    # below its side faces, so in a steep view the squarer one may be the front
+                    kept[index] = replace(other, flags=other.flags | CandidateFlag.TOP_UNSURE)
                 drop = True
                 break
             if dist < 1.1 * largest and abs(cy - oy) > 0.5 * dist:

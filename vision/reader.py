@@ -50,6 +50,8 @@ class DiceReader:
             status = DieStatus.OCCLUDED
         elif candidate.flags & CandidateFlag.TILTED:
             status = DieStatus.COCKED
+        elif candidate.flags & CandidateFlag.TOP_UNSURE and status is DieStatus.OK:
+            status = DieStatus.UNREADABLE
         ok = status is DieStatus.OK
         return DieReading(
             value=result.value if ok else None,

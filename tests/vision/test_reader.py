@@ -123,3 +123,11 @@ def test_symbol_faces_are_unreadable_not_counted() -> None:
     reading = DiceReader().read(tray.frame)
     assert 6 not in reading.values
     assert sum(d.status is DieStatus.UNREADABLE for d in reading.dice) >= 3
+
+
+@needs_real
+def test_a_steep_view_whose_top_face_is_unsure_abstains() -> None:
+    # the far die shows its front face (a two) as square as its top (a four, above it): no guess
+    reading = DiceReader().read(load_image(REAL_D6 / "four_16.jpg"))
+    assert reading.values == (4,)
+    assert [d.status for d in reading.dice if not d.ok] == [DieStatus.UNREADABLE]
