@@ -25,18 +25,28 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         help="learn a custom die set's faces",
         description=(
             "From labelled photos (--from DIR: one subfolder of photos per face label, faces.toml for "
-            "numbers and symbols) or by clustering the top faces of free rolls (--auto DIR --faces N)."
+            "numbers and symbols) or by clustering the top faces of free rolls: saved frames (--auto DIR "
+            "--faces N) or live from a camera (--camera SPEC --faces N --rolls N), one frame per settled roll."
         ),
     )
     die.add_argument("name", metavar="NAME", help="profile name, e.g. barbarian")
     source = die.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="DIR", type=Path, help="folder of labelled face photos")
     source.add_argument("--auto", metavar="DIR", type=Path, help="folder of frames of free rolls")
-    die.add_argument("--faces", type=int, default=6, metavar="N", help="how many distinct faces the die has (--auto)")
-    die.add_argument(
-        "--labels", metavar="FILE", type=Path, help="name the clusters from this TOML file instead of asking (--auto)"
+    source.add_argument(
+        "--camera", metavar="SPEC", help="roll in front of this camera: sim[:SEED], usb:N, picamera, replay:DIR"
     )
-    die.add_argument("--sheets", metavar="DIR", type=Path, help="where to write the contact sheets (--auto)")
+    die.add_argument(
+        "--faces", type=int, default=6, metavar="N", help="how many distinct faces the die has (--auto, --camera)"
+    )
+    die.add_argument(
+        "--rolls", type=int, default=30, metavar="N", help="settled rolls to take from the camera (--camera; default 30)"
+    )
+    die.add_argument(
+        "--labels", metavar="FILE", type=Path,
+        help="name the clusters from this TOML file instead of asking (--auto, --camera)",
+    )
+    die.add_argument("--sheets", metavar="DIR", type=Path, help="where to write the contact sheets (--auto, --camera)")
     die.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
     die.set_defaults(handler=run_die)
 
@@ -89,8 +99,16 @@ def _auto(args: argparse.Namespace) -> Any:
 
     if args.faces < 1 or args.faces > 6 * 4:
         raise UsageError(f"--faces {args.faces!r}: a die has 1 to 24 faces")
+    if args.labels is None and not sys.stdin.isatty():
+        # Said before the rolls are taken, not after: a live session is not to be thrown away.
+        raise UsageError(f"--{'camera' if args.camera else 'auto'} needs --labels FILE when there is no terminal to ask at")
     sheets = args.sheets if args.sheets is not None else Path(f"{args.name}-clusters")
-    clustering = cluster_folder(args.auto, args.faces, sheets)
+    if args.camera is not None:
+        clustering = _live_clustering(args, sheets)
+        source = f"camera {args.camera}"
+    else:
+        clustering = cluster_folder(args.auto, args.faces, sheets)
+        source = str(args.auto)
     print(f"found {clustering.crop_count} top faces in {clustering.frame_count} frames; {len(clustering.clusters)} clusters:")
     for cluster in clustering.clusters:
         print(f"  cluster {cluster.number}: {len(cluster.members)} faces, sheet {str(cluster.sheet)!r}")
@@ -99,10 +117,33 @@ def _auto(args: argparse.Namespace) -> Any:
     if args.labels is not None:
         names = names_from_file(args.labels, clustering)
     else:
-        if not sys.stdin.isatty():
-            raise UsageError("--auto needs --labels FILE when there is no terminal to ask at")
         names = ask_names(clustering, input, print)
-    return profile_from_clusters(args.name, clustering, names, source=str(args.auto))
+    return profile_from_clusters(args.name, clustering, names, source=source)
+
+
+def _live_clustering(args: argparse.Namespace, sheets: Path) -> Any:
+    """Clusters the top faces of ``--rolls`` settled rolls seen by ``--camera``."""
+    from calibration.auto import cluster_frames, settled_frames
+    from hardware.camera import ReplayFinished, open_camera
+
+    if args.rolls < 1:
+        raise UsageError(f"--rolls {args.rolls!r}: take at least one roll")
+    camera = open_camera(args.camera)
+    try:
+        fps = float(getattr(camera, "fps", 30.0) or 30.0)
+        print(f"roll the dice {args.rolls} times in front of {args.camera!r}; each settled roll is taken")
+        frames = []
+        try:
+            for frame in settled_frames(camera, args.rolls, fps=fps):
+                frames.append(frame)
+                print(f"  roll {len(frames)}/{args.rolls} taken", flush=True)
+        except ReplayFinished:
+            pass  # a recording holds what it holds: cluster the rolls it had
+    finally:
+        camera.close()
+    if len(frames) < args.rolls:
+        print(f"  warning: the camera gave only {len(frames)} settled rolls of {args.rolls}")
+    return cluster_frames(frames, args.faces, sheets)
 
 
 def run_tray(args: argparse.Namespace) -> int:
