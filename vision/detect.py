@@ -46,6 +46,7 @@ class CandidateFlag(enum.IntFlag):
     TILTED = enum.auto()  # foreshortened unlike the other dice: the die is probably cocked
     NO_LAYOUT = enum.auto()  # marks that look like a die face but match no pip layout
     TOP_UNSURE = enum.auto()  # another face of the die, above this one, could be its top face
+    OVERSIZED = enum.auto()  # far bigger than the other faces: its pips may lie on two faces
 
 
 @dataclass(frozen=True)
@@ -777,7 +778,26 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 break
         if not drop:
             kept.append(face)
-    return _judge_tilt(kept)
+    return _judge_size(_judge_tilt(kept))
+
+
+def _judge_size(faces: list[FaceCandidate]) -> list[FaceCandidate]:
+    """Flags laid-out faces far bigger than the other faces in view.
+
+    Dice in one tray are about one distance from the camera, so their faces are about one size; a
+    layout spanning much more than that has taken pips from two faces of one die (in a steep view,
+    the one-pip of the top face and a pip of the front face make a "two").
+    """
+    if len(faces) < 2:
+        return faces
+    sizes = [float(max(f.box[2], f.box[3])) for f in faces]
+    out = []
+    for index, face in enumerate(faces):
+        others = sizes[:index] + sizes[index + 1 :]
+        if len(face.pips) >= 2 and face.layout is not None and sizes[index] > 1.6 * float(np.median(others)):
+            face = replace(face, flags=face.flags | CandidateFlag.OVERSIZED)
+        out.append(face)
+    return out
 
 
 def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:

@@ -131,3 +131,12 @@ def test_a_steep_view_whose_top_face_is_unsure_abstains() -> None:
     reading = DiceReader().read(load_image(REAL_D6 / "four_16.jpg"))
     assert reading.values == (4,)
     assert [d.status for d in reading.dice if not d.ok] == [DieStatus.UNREADABLE]
+
+
+@needs_real
+def test_a_two_spanning_two_faces_of_one_die_is_not_read() -> None:
+    # steep view of a one: its pip and a pip of the front face fit a "two" twice the size of the
+    # other faces in view
+    reading = DiceReader().read(load_image(REAL_D6 / "dice_11.jpg"))
+    assert reading.values == (1,)
+    assert [d.status for d in reading.dice if not d.ok] == [DieStatus.UNREADABLE]
