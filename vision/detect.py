@@ -197,6 +197,9 @@ def _shrink(halvings: list[Grey], scale: float) -> Grey:
 
 # pip array columns
 _X, _Y, _DIAM, _RATIO, _ANGLE, _CONTRAST, _LEVEL, _FILL = range(8)
+# each pip's ellipse as a shape tensor (see _shape_tensor), computed once when the pip is found
+_TENSOR = slice(8, 11)
+_COLUMNS = 11
 
 
 def _find_pips(
@@ -225,7 +228,7 @@ def _find_pips(
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
     if count <= 1:
-        return np.zeros((0, 8))
+        return np.zeros((0, _COLUMNS))
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     bw = stats[:, cv2.CC_STAT_WIDTH]
     bh = stats[:, cv2.CC_STAT_HEIGHT]
@@ -238,7 +241,7 @@ def _find_pips(
     keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & (extent >= min_extent) & ~on_border
     keep[0] = False
     if not keep.any():
-        return np.zeros((0, 8))
+        return np.zeros((0, _COLUMNS))
     points = cv2.findNonZero(mask)
     xs, ys = points[:, 0, 0], points[:, 0, 1]
     lab = labels[ys, xs].astype(np.intp)
@@ -272,7 +275,9 @@ def _find_pips(
     diam = 2 * np.sqrt(area[idx] / math.pi)
     rows = np.column_stack([mx[idx], my[idx], diam, ratio, angle, contrast[idx], level[idx], fill])
     good = (contrast[idx] >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > min_fill) & (fill < 1.35) & (diam >= 2.2)
-    return rows[good]
+    rows = rows[good]
+    out: FloatArray = np.hstack([rows, _shape_tensor(rows[:, _RATIO], rows[:, _ANGLE])])
+    return out
 
 
 def _away_from_pips(symbols: list[FaceCandidate], faces: list[FaceCandidate]) -> list[FaceCandidate]:
@@ -323,6 +328,10 @@ def _symbol_faces(
     return out
 
 
+#: the off-diagonal term of a shape tensor counts twice in the matrix norm
+_NORM_WEIGHTS = np.array([1.0, math.sqrt(2), 1.0])
+
+
 def _shape_tensor(ratio: FloatArray, angle: FloatArray) -> FloatArray:
     """Each pip's ellipse as a 2x2 tensor of determinant 1, flattened to (xx, xy, yy)."""
     c, s = np.cos(angle), np.sin(angle)
@@ -342,7 +351,7 @@ def _link(grey: npt.NDArray[np.uint8], pips: FloatArray, dark: bool, config: Det
     d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
     mean_d = (diam[:, None] + diam[None, :]) / 2
     size_ratio = np.maximum(diam[:, None], diam[None, :]) / np.minimum(diam[:, None], diam[None, :])
-    tensors = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE])
+    tensors = pips[:, _TENSOR]
     shape_diff = np.sqrt(((tensors[:, None, :] - tensors[None, :, :]) ** 2).sum(-1))
     candidate = (
         (d < config.link_distance * mean_d)
@@ -402,7 +411,7 @@ _LINE_STEPS = np.linspace(0.0, 1.0, 28)
 
 def _unwarp(pips: FloatArray) -> FloatArray:
     """Matrix taking pixel offsets on the pips' face to square-on coordinates in pip diameters."""
-    t = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE]).mean(axis=0)
+    t = pips[:, _TENSOR].mean(axis=0)
     a, b, c = float(t[0]), float(t[1]), float(t[2])
     # inverse square root of the 2x2 tensor [[a, b], [b, c]] in closed form: it stretches the
     # short axis of the pips' ellipse back to round
@@ -549,8 +558,7 @@ def _alike(pips: FloatArray) -> bool:
     contrast = pips[:, _CONTRAST]
     if contrast.max() > 1.6 * contrast.min():
         return False  # one ink on one face: a much fainter mark is on another surface
-    tensors = _shape_tensor(pips[:, _RATIO], pips[:, _ANGLE])
-    tensors[:, 1] *= math.sqrt(2)  # the off-diagonal term counts twice in the matrix norm
+    tensors = pips[:, _TENSOR] * _NORM_WEIGHTS  # the off-diagonal term counts twice in the matrix norm
     spread = np.sqrt(((tensors - tensors.mean(axis=0)) ** 2).sum(axis=1)).max()
     return bool(spread < ALIKE_SHAPE)
 
