@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.imageio import Frame, check_frame
-from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout
+from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout, invert_2x2
 
 FloatArray = npt.NDArray[np.float64]
 Grey = npt.NDArray[np.uint8]
@@ -541,7 +541,7 @@ def _inside_face(fit: LayoutFit, others: FloatArray, face_pips: FloatArray) -> n
     """Which of ``others`` lie on the face of ``fit`` and look like its pips."""
     if len(others) == 0:
         return np.zeros(0, dtype=bool)
-    grid = (others[:, :2] - np.array(fit.center)) @ np.linalg.inv(fit.matrix()).T
+    grid = (others[:, :2] - np.array(fit.center)) @ invert_2x2(fit.matrix()).T
     inside = np.abs(grid).max(axis=1) < 0.9 * FACE_HALF_SIDE
     alike = np.array([_alike(np.vstack([face_pips, o[None, :]])) for o in others])
     out: npt.NDArray[np.bool_] = inside & alike
@@ -606,7 +606,7 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> _
         return _Surface.MARKED
     if fit.value >= 2:
         # the grid places no pip of the layout took
-        on_grid = (pips[:, :2] - np.array(fit.center)) @ np.linalg.inv(m).T
+        on_grid = (pips[:, :2] - np.array(fit.center)) @ invert_2x2(m).T
         taken = ((_GRID[:, None, :] - on_grid[None, :, :]) ** 2).sum(axis=2).min(axis=1) < 0.25
         empty = _GRID[~taken] @ m.T + np.array(fit.center)
         radius = 0.25 * float(pips[:, _DIAM].mean())

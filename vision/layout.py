@@ -29,6 +29,8 @@ MIN_SQUARENESS = 0.62
 FACE_HALF_SIDE = 1.8
 
 _CORNERS = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
+#: least squares onto the corners is one fixed linear map: the pseudo-inverse, computed once
+_CORNERS_PINV = np.linalg.pinv(_CORNERS)
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
     center = points.mean(axis=0)
     q = points - center
     r = q @ unwarp.T
-    warp = np.linalg.inv(unwarp)
+    warp = invert_2x2(unwarp)
     if n == 1:
         m: FloatArray = np.asarray(warp * single_spacing, dtype=np.float64)
         return _make(1, points[0], m, single_spacing, 0.0)
@@ -120,10 +122,8 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
     angles = np.arctan2(corners[:, 1], corners[:, 0])
     corners = corners[np.argsort(angles)]
     # least-squares frame with corners in cyclic order -> (1,1), (-1,1), (-1,-1), (1,-1)
-    sol, *_ = np.linalg.lstsq(_CORNERS, corners, rcond=None)
-    m_sq = sol.T
-    sv = np.linalg.svd(m_sq, compute_uv=False)
-    if sv[1] / sv[0] < MIN_SQUARENESS:
+    m_sq = (_CORNERS_PINV @ corners).T
+    if _axis_ratio(m_sq) < MIN_SQUARENESS:
         return None
     c0, c1 = m_sq[:, 0], m_sq[:, 1]
     if abs(float(c0 @ c1)) / (float(np.hypot(*c0) * np.hypot(*c1)) + 1e-9) > 0.35:
@@ -148,6 +148,23 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
         return None
     del extra_grid
     return _make(n, center, warp @ m_sq, spacing, residual)
+
+
+def invert_2x2(m: FloatArray) -> FloatArray:
+    """The inverse of a 2x2 matrix in closed form (numpy's general inverse costs more than the sum)."""
+    a, b, c, d = float(m[0, 0]), float(m[0, 1]), float(m[1, 0]), float(m[1, 1])
+    det = a * d - b * c
+    return np.array([[d, -b], [-c, a]]) / det
+
+
+def _axis_ratio(m: FloatArray) -> float:
+    """Smaller over larger singular value of a 2x2 matrix, in closed form."""
+    a, b, c, d = float(m[0, 0]), float(m[0, 1]), float(m[1, 0]), float(m[1, 1])
+    # the singular values are half the sum and half the difference of these two lengths
+    s = math.hypot(a + d, c - b)
+    t = math.hypot(a - d, c + b)
+    big, small = (s + t) / 2, abs(s - t) / 2
+    return small / big if big > 0 else 0.0
 
 
 def _make(value: int, center: FloatArray, m: FloatArray, spacing: float, residual: float) -> LayoutFit:
