@@ -12,7 +12,7 @@ REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
 
 # What the reader achieves on real-d6 today; the run fails if a change makes it worse.
 FLOOR_EXACT = 0.95
-FLOOR_PRECISION = 0.985
+FLOOR_PRECISION = 0.994
 FLOOR_RECALL = 0.98
 
 
@@ -66,6 +66,7 @@ def test_real_d6_accuracy() -> None:
     assert report.exact_rate >= FLOOR_EXACT, summary
     assert report.precision >= FLOOR_PRECISION, summary
     assert report.recall >= FLOOR_RECALL, summary
-    # the targets; not reached yet (see the eval output in the summary)
-    if not (report.exact_rate >= 0.97 and report.precision >= 0.995 and report.recall >= 0.97):
-        pytest.xfail(f"real-d6 targets (97% exact, 99.5% precision, 97% recall) not met yet:\n{summary}")
+    # the targets: recall is met; exact images and precision not yet (see the summary)
+    assert report.recall >= 0.97, summary
+    if not (report.exact_rate >= 0.97 and report.precision >= 0.995):
+        pytest.xfail(f"real-d6 targets (97% exact, 99.5% precision) not met yet:\n{summary}")
