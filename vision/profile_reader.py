@@ -176,6 +176,7 @@ _GRID = 4
 _PER_FACE = 2  # exemplars per face compared in full: the two most alike at first sight
 _ALIGNED_FACES = 3  # closest faces compared again, aligned to the pixel
 _LOCAL_REACH = 1
+_TIE = 0.1  # a margin below this fraction of the accept distance is a tie: unreadable
 _REACH = 5  # pixels the crop may move to fit an exemplar: a 60 px die's outline is off by that much
 
 
@@ -462,7 +463,9 @@ class ProfileClassifier:
         face = self.faces[first]
         if distance > self.settings.accept_distance:
             return self._pips_or_unreadable(crop, face, distance, margin, runner_up)
-        if confidence < self.settings.min_confidence:
+        if confidence < self.settings.min_confidence or margin < _TIE * self.settings.accept_distance:
+            # Two faces about equally close is a guess, whatever the table says: the table is
+            # fitted on clean photos, and on a tray such near-ties are where the misreads are.
             return FaceMatch(face, DieStatus.UNREADABLE, confidence, distance, margin, runner_up)
         return FaceMatch(face, DieStatus.OK, confidence, distance, margin, runner_up)
 
