@@ -221,8 +221,10 @@ def _find_pips(
     # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
     peak = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)))
     half_peak = cv2.convertScaleAbs(peak, alpha=0.5)
-    strong = cv2.threshold(response, config.min_contrast, 1, cv2.THRESH_BINARY)[1]
-    mask = np.asarray(cv2.bitwise_and(strong, cv2.compare(response, half_peak, cv2.CMP_GT) // 255), dtype=np.uint8)
+    # above both the contrast floor and half the peak, in one comparison (set pixels are 255)
+    # the floor rounded down as cv2.threshold does; OpenCV's stubs lack the scalar overload
+    floor = cv2.max(half_peak, float(math.floor(config.min_contrast)))  # type: ignore[call-overload]
+    mask = np.asarray(cv2.compare(response, floor, cv2.CMP_GT), dtype=np.uint8)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
@@ -275,13 +277,12 @@ _FEW_BLOBS = 96
 
 
 def _blob_moments(
-    labels: npt.NDArray[np.generic], response: cv2.typing.MatLike, filled: cv2.typing.MatLike, stats: npt.NDArray[np.generic], idx: IndexArray
+    labels: cv2.typing.MatLike, response: cv2.typing.MatLike, filled: cv2.typing.MatLike, stats: npt.NDArray[np.generic], idx: IndexArray
 ) -> FloatArray:
     """Per blob: area, centroid, central second moments (per pixel), mean response, mean level."""
     out = np.empty((len(idx), 8))
-    for row, i in enumerate(idx.tolist()):
-        x, y, w, h = (int(v) for v in stats[i, :4])
-        blob = np.asarray(labels[y : y + h, x : x + w] == i, dtype=np.uint8)
+    for row, (i, (x, y, w, h)) in enumerate(zip(idx.tolist(), stats[idx, :4].tolist())):
+        blob = cv2.compare(labels[y : y + h, x : x + w], i, cv2.CMP_EQ)
         m = cv2.moments(blob, binaryImage=True)
         a = m["m00"]
         out[row] = (
