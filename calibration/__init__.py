@@ -35,7 +35,8 @@ The tray (:mod:`calibration.tray`)::
 
 ``profile.reader()`` is the :class:`vision.reader.DiceReader` for a die set (body finder with the
 saved tray, or the pip finder for pip dice). Command line: ``dicetray calibrate die NAME --from DIR``
-/ ``--auto DIR --faces N [--labels FILE]``, ``dicetray calibrate tray --from IMAGE...``,
+/ ``--auto DIR --faces N [--labels FILE]`` / ``--camera SPEC --faces N --rolls N [--labels FILE]``,
+``dicetray calibrate tray --from IMAGE...``,
 ``dicetray profiles list|show|remove``, ``dicetray read --profile NAME --hero HERO``. See
 docs/calibration.md.
 """
