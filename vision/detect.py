@@ -459,7 +459,9 @@ _LINE_STEPS = np.linspace(0.0, 1.0, 28)
 
 def _unwarp(pips: FloatArray) -> FloatArray:
     """Matrix taking pixel offsets on the pips' face to square-on coordinates in pip diameters."""
-    t = pips[:, _TENSOR].mean(axis=0)
+    n = len(pips)
+    # sums over n, not .mean(): the same arithmetic without numpy's per-call overhead
+    t = pips[:, _TENSOR].sum(axis=0) / n
     a, b, c = float(t[0]), float(t[1]), float(t[2])
     # inverse square root of the 2x2 tensor [[a, b], [b, c]] in closed form: it stretches the
     # short axis of the pips' ellipse back to round
@@ -467,7 +469,7 @@ def _unwarp(pips: FloatArray) -> FloatArray:
     norm = math.sqrt(a + c + 2 * root_det)
     sa, sb, sc = (a + root_det) / norm, b / norm, (c + root_det) / norm
     det = sa * sc - sb * sb
-    diameter = float(pips[:, _DIAM].mean())  # alike pips: the mean is as good as the median
+    diameter = float(pips[:, _DIAM].sum() / n)  # alike pips: the mean is as good as the median
     out: FloatArray = np.array([[sc, -sb], [-sb, sa]]) / (det * diameter)
     return out
 
@@ -607,8 +609,8 @@ def _alike(pips: FloatArray) -> bool:
     if contrast.max() > 1.6 * contrast.min():
         return False  # one ink on one face: a much fainter mark is on another surface
     tensors = pips[:, _TENSOR] * _NORM_WEIGHTS  # the off-diagonal term counts twice in the matrix norm
-    spread = np.sqrt(((tensors - tensors.mean(axis=0)) ** 2).sum(axis=1)).max()
-    return bool(spread < ALIKE_SHAPE)
+    spread = math.sqrt(float(((tensors - tensors.sum(axis=0) / len(tensors)) ** 2).sum(axis=1).max()))
+    return spread < ALIKE_SHAPE
 
 
 class _Surface(enum.Enum):
@@ -639,8 +641,9 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> _
     low, half, high = int(0.25 * n), n // 2, int(0.75 * n)
     ordered = np.partition(samples, (low, half, high))
     level = float(ordered[half])
-    contrast = float(pips[:, _CONTRAST].mean())
-    if abs(level - float(pips[:, _LEVEL].mean())) > 0.5 * contrast:
+    count = len(pips)
+    contrast = float(pips[:, _CONTRAST].sum() / count)
+    if abs(level - float(pips[:, _LEVEL].sum() / count)) > 0.5 * contrast:
         return _Surface.MARKED
     if ordered[high] - ordered[low] > 0.22 * contrast:
         # a face is one even surface; a square reaching over a die's edge onto a side face or the
@@ -657,11 +660,11 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> _
         on_grid = (pips[:, :2] - np.array(fit.center)) @ invert_2x2(m).T
         taken = ((_GRID[:, None, :] - on_grid[None, :, :]) ** 2).sum(axis=2).min(axis=1) < 0.25
         empty = _GRID[~taken] @ m.T + np.array(fit.center)
-        radius = 0.25 * float(pips[:, _DIAM].mean())
+        radius = 0.25 * float(pips[:, _DIAM].sum() / count)
         spots = (empty[:, None, :] + radius * _SPOT[None, :, :]).reshape(-1, 2)
         c = np.clip(np.rint(spots[:, 0]).astype(np.intp), 0, w - 1)
         r = np.clip(np.rint(spots[:, 1]).astype(np.intp), 0, h - 1)
-        means = grey[r, c].astype(np.float64).reshape(len(empty), len(_SPOT)).mean(axis=1)
+        means = grey[r, c].astype(np.float64).reshape(len(empty), len(_SPOT)).sum(axis=1) / len(_SPOT)
         depth = (level - means) if dark else (means - level)
         if depth.max() > 0.35 * contrast:
             return _Surface.BUSY
