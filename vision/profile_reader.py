@@ -625,7 +625,7 @@ class BodyDetector(FaceDetector):
         if cv2.contourArea(hull) < 0.8 * rw * rh:
             return None  # not square: the die and its shadow, say
         quad = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
-        return self._candidate(image, quad, w, h)
+        return self._candidate(image, quad, w, h, outline=np.asarray(hull, np.int32))
 
     def find(self, frame: Frame) -> list[FaceCandidate]:
         """Every die body in ``frame``, as candidates with a rectified crop and no pips."""
@@ -650,7 +650,7 @@ class BodyDetector(FaceDetector):
                 continue
             quad = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
             top = self._top_face(frame, np.asarray(hull, np.int32), side)
-            found.append(self._candidate(frame, top if top is not None else quad, w, h))
+            found.append(self._candidate(frame, top if top is not None else quad, w, h, outline=np.asarray(hull, np.int32)))
         return found
 
     @staticmethod
@@ -680,7 +680,9 @@ class BodyDetector(FaceDetector):
         quad: npt.NDArray[np.float64] = cv2.boxPoints(((cx + x, cy + y), (rw, rh), angle)).astype(np.float64)
         return quad
 
-    def _candidate(self, frame: Frame, quad: npt.NDArray[np.float64], w: int, h: int) -> FaceCandidate:
+    def _candidate(
+        self, frame: Frame, quad: npt.NDArray[np.float64], w: int, h: int, outline: npt.NDArray[np.int32] | None = None
+    ) -> FaceCandidate:
         centre = quad.mean(axis=0)
         inner = centre + (quad - centre) * (1.0 - 2.0 * self.inset)
         # Corners in a fixed turning order so that the crop is never mirrored.
@@ -692,7 +694,13 @@ class BodyDetector(FaceDetector):
         x0, y0 = np.floor(quad.min(axis=0)).astype(int)
         x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
         flags = CandidateFlag.NONE
-        if x0 < 1 or y0 < 1 or x1 > w - 2 or y1 > h - 2:
+        # Cut by the frame only if the die's own pixels reach its edge: the corners of the square
+        # fitted to a turned die with rounded corners stick out past the die.
+        ex0, ey0, ex1, ey1 = (x0, y0, x1, y1)
+        if outline is not None:
+            bx, by, bw, bh = cv2.boundingRect(outline)
+            ex0, ey0, ex1, ey1 = bx, by, bx + bw - 1, by + bh - 1
+        if ex0 < 1 or ey0 < 1 or ex1 > w - 2 or ey1 > h - 2:
             flags |= CandidateFlag.TOUCHES_FRAME_EDGE
         bx0, by0 = max(0, int(x0)), max(0, int(y0))
         bx1, by1 = min(w, int(x1)), min(h, int(y1))
