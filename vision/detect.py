@@ -812,24 +812,27 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
     kept: list[FaceCandidate] = []
+    # centre and size of each kept face, worked out once: a face replaced below keeps its outline
+    places: list[tuple[float, float, float]] = []
     for face in order:
         cx, cy = face.center
+        own = size(face)
         t = tensor(face)
         drop = False
         for index, other in enumerate(kept):
-            ox, oy = other.center
+            ox, oy, other_size = places[index]
             dist = math.hypot(cx - ox, cy - oy)
-            reach = 0.5 * (size(face) + size(other))
-            largest = max(size(face), size(other))
-            differs = (
-                float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
-                or other.squareness - face.squareness > 0.12
-            )
+            reach = 0.5 * (own + other_size)
+            largest = max(own, other_size)
             # a side face is small and squashed: measure its reach by the top face's size
             if dist < 0.6 * reach:
                 drop = True
                 break
-            if differs and dist < 1.25 * largest:
+            # foreshortened differently (compared only when near enough to matter)
+            if dist < 1.25 * largest and (
+                float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
+                or other.squareness - face.squareness > 0.12
+            ):
                 if face.layout is not None and oy - cy > 0.5 * dist and other.squareness - face.squareness < 0.2:
                     # the squarer face is below a face of its own die that is nearly as square:
                     # from a camera tilted towards the top of its image a top face is never
@@ -843,10 +846,12 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 # is the top face
                 if cy < oy:
                     kept[index] = face
+                    places[index] = (cx, cy, own)
                 drop = True
                 break
         if not drop:
             kept.append(face)
+            places.append((cx, cy, own))
     return _judge_size(_judge_tilt(kept))
 
 

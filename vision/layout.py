@@ -31,6 +31,8 @@ FACE_HALF_SIDE = 1.8
 _CORNERS = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
 #: least squares onto the corners is one fixed linear map: the pseudo-inverse, computed once
 _CORNERS_PINV = np.linalg.pinv(_CORNERS)
+#: grid (1, 1) and (1, -1) as columns, inverted once
+_BASIS_INV = np.linalg.inv(np.array([[1.0, 1.0], [1.0, -1.0]]))
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,7 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
         perp = np.array([-half[1], half[0]])  # grid (-1, 1)... rotated a quarter turn
         # columns: frame @ (1,1) = half, frame @ (1,-1) = -perp  =>  solve in square-on space
         cols = np.column_stack([half, -perp])
-        basis = np.array([[1.0, 1.0], [1.0, -1.0]])
-        m_sq = cols @ np.linalg.inv(basis)
+        m_sq = cols @ _BASIS_INV
         m = warp @ m_sq
         return _make(n, center, m, spacing, residual)
     # four, five or six pips: corners on a square, plus the centre (5) or the side pips (6)
