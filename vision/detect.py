@@ -147,7 +147,7 @@ class FaceDetector:
         faces.extend(_away_from_pips(symbols, faces))
         faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
         faces = _drop_small_marks(faces)
-        return _keep_top_faces(faces, frame.shape[1], frame.shape[0])
+        return [_with_crop(frame, f) for f in _keep_top_faces(faces, frame.shape[1], frame.shape[0])]
 
     def _pips_at(self, halvings: list[Grey], scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
         grey = _shrink(halvings, scale)
@@ -710,11 +710,7 @@ def _candidate(
     full = pips.copy()
     full[:, [_X, _Y, _DIAM]] /= scale
     if fit is None:
-        # no frame from a layout: outline the pips with a square around their spread
-        center = full[:, :2].mean(axis=0)
-        spread = float(np.max(np.abs(full[:, :2] - center))) + full[:, _DIAM].max()
-        m = np.eye(2) * max(spread / FACE_HALF_SIDE, full[:, _DIAM].max())
-        fit_full = LayoutFit(0, (float(center[0]), float(center[1])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
+        fit_full = _square_around(full)
     else:
         m = fit.matrix() / scale
         c = np.array(fit.center) / scale
@@ -727,7 +723,9 @@ def _candidate(
         flags |= CandidateFlag.TOUCHES_FRAME_EDGE
     bx0, by0 = max(0, int(x0)), max(0, int(y0))
     bx1, by1 = min(w, int(x1)), min(h, int(y1))
-    crop = _rectify(frame, fit_full)
+    # most faces found are side faces or marks that go before the end: a face whose frame can be
+    # worked out again from what it keeps is cropped only if it stays (see _with_crop)
+    crop = _rectify(frame, fit_full) if fit is not None and not layout else _PENDING_CROP
     contrast = _median(full[:, _CONTRAST].tolist())
     quality = float(np.clip(1.0 - fit_full.residual / 0.4, 0.0, 1.0)) * float(np.clip(contrast / 60.0, 0.0, 1.0))
     pip_objs = tuple(
@@ -743,6 +741,35 @@ def _candidate(
         flags=flags,
         quality=quality if fit is not None and layout else 0.0,
     )
+
+
+def _square_around(full: FloatArray) -> LayoutFit:
+    """No frame from a layout: outline the pips (frame pixels) with a square around their spread."""
+    center = full[:, :2].mean(axis=0)
+    spread = float(np.max(np.abs(full[:, :2] - center))) + full[:, _DIAM].max()
+    m = np.eye(2) * max(spread / FACE_HALF_SIDE, full[:, _DIAM].max())
+    return LayoutFit(0, (float(center[0]), float(center[1])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
+
+
+#: Stand-in crop of a face until it is known to stay.
+_PENDING_CROP: Frame = np.zeros((CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8)
+_PENDING_CROP.flags.writeable = False
+
+
+def _with_crop(frame: Frame, face: FaceCandidate) -> FaceCandidate:
+    """``face`` with its rectified crop: from its layout, or the square around its pips."""
+    if face.crop is not _PENDING_CROP:
+        return face
+    if face.layout is not None:
+        fit = face.layout
+    else:
+        # the same array layout and values as in _candidate, so the same square to the last bit
+        full = np.zeros((len(face.pips), _COLUMNS))
+        full[:, _X] = [p.x for p in face.pips]
+        full[:, _Y] = [p.y for p in face.pips]
+        full[:, _DIAM] = [p.diameter for p in face.pips]
+        fit = _square_around(full)
+    return replace(face, crop=_rectify(frame, fit))
 
 
 def _rectify(frame: Frame, fit: LayoutFit) -> Frame:
