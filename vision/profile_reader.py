@@ -27,6 +27,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.classify import FaceResult
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
@@ -321,12 +322,9 @@ def _shifted(descriptor: FloatArray, reach: int = 2) -> FloatArray:
     size = DESCRIPTOR_SIZE
     maps = descriptor.reshape(2, size, size)
     padded = np.pad(maps, ((0, 0), (reach, reach), (reach, reach)))
-    rows = [
-        padded[:, reach + dy : reach + dy + size, reach + dx : reach + dx + size].reshape(-1)
-        for dy in range(-reach, reach + 1)
-        for dx in range(-reach, reach + 1)
-    ]
-    out: FloatArray = np.ascontiguousarray(np.stack(rows), dtype=np.float32)
+    # Every window of the padded maps at once (a view), rows ordered by shift: dy, then dx.
+    windows = sliding_window_view(padded, (size, size), axis=(1, 2))
+    out: FloatArray = np.ascontiguousarray(windows.transpose(1, 2, 0, 3, 4).reshape(-1, 2 * size * size), dtype=np.float32)
     return out
 
 
