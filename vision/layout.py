@@ -74,9 +74,8 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
     center = points.sum(axis=0) / n  # .mean() without its per-call overhead, same arithmetic
     q = points - center
     r = q @ unwarp.T
-    warp = invert_2x2(unwarp)
     if n == 1:
-        m: FloatArray = np.asarray(warp * single_spacing, dtype=np.float64)
+        m: FloatArray = np.asarray(invert_2x2(unwarp) * single_spacing, dtype=np.float64)
         return _make(1, points[0], m, single_spacing, 0.0)
     if n in (2, 3):
         order = np.argsort(np.hypot(r[:, 0], r[:, 1]))
@@ -102,7 +101,7 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
         # columns: frame @ (1,1) = half, frame @ (1,-1) = -perp  =>  solve in square-on space
         cols = np.column_stack([half, -perp])
         m_sq = cols @ _BASIS_INV
-        m = warp @ m_sq
+        m = invert_2x2(unwarp) @ m_sq  # inverted only for a group that fits
         return _make(n, center, m, spacing, residual)
     # four, five or six pips: corners on a square, plus the centre (5) or the side pips (6)
     radii = np.hypot(r[:, 0], r[:, 1])
@@ -148,7 +147,7 @@ def fit_layout(points: FloatArray, unwarp: FloatArray, single_spacing: float = 1
     if residual > MAX_RESIDUAL:
         return None
     del extra_grid
-    return _make(n, center, warp @ m_sq, spacing, residual)
+    return _make(n, center, invert_2x2(unwarp) @ m_sq, spacing, residual)
 
 
 def invert_2x2(m: FloatArray) -> FloatArray:
