@@ -178,7 +178,7 @@ _PER_FACE = 2  # exemplars per face compared in full: the two most alike at firs
 _ALIGNED_FACES = 3  # closest faces compared again, aligned to the pixel
 _LOCAL_REACH = 1
 _TIE = 0.1  # a margin below this fraction of the accept distance is a tie: unreadable
-_REACH = 5  # pixels the crop may move to fit an exemplar: a 60 px die's outline is off by that much
+_REACH = 4  # pixels the crop may move to fit an exemplar: a 60 px die's outline is off by that much
 
 
 def _cell_energy(difference: FloatArray) -> FloatArray:
