@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from firmware_host.commands._shared import help_handler
 from firmware_host.errors import UsageError
 
 
@@ -18,7 +19,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         description="Learn what the empty tray or a custom die set looks like, and save it as a profile.",
     )
     kinds = calibrate.add_subparsers(dest="kind", metavar="KIND", parser_class=type(calibrate))
-    calibrate.set_defaults(handler=lambda args: _missing_kind(calibrate))
+    calibrate.set_defaults(handler=help_handler(calibrate))
 
     die = kinds.add_parser(
         "die",
@@ -62,11 +63,6 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     tray.add_argument("--name", default="tray", help="profile name (default: tray)")
     tray.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
     tray.set_defaults(handler=run_tray)
-
-
-def _missing_kind(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def run_die(args: argparse.Namespace) -> int:

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from firmware_host.commands._shared import help_handler
+
 
 def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     """Adds this module's subcommands to the `dicetray` parser."""
@@ -15,7 +17,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         description="List, show or remove the profiles saved in the state directory.",
     )
     actions = profiles.add_subparsers(dest="action", metavar="ACTION", parser_class=type(profiles))
-    profiles.set_defaults(handler=lambda args: _help(profiles))
+    profiles.set_defaults(handler=help_handler(profiles))
 
     listing = actions.add_parser("list", help="every saved profile")
     listing.add_argument("--json", action="store_true", help="one JSON object per profile, one per line")
@@ -29,11 +31,6 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     remove = actions.add_parser("remove", help="delete a saved profile")
     remove.add_argument("name", metavar="NAME", help="saved name")
     remove.set_defaults(handler=run_remove)
-
-
-def _help(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from firmware_host.commands._shared import help_handler
+
 
 def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     """Adds this module's subcommands to the `dicetray` parser."""
@@ -24,7 +26,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     show.add_argument("hero", metavar="HERO", help="hero id, display name or hero file")
     show.add_argument("--json", action="store_true", help="print one JSON object")
     show.set_defaults(handler=run_heroes_show)
-    heroes.set_defaults(handler=lambda args: _usage(heroes))
+    heroes.set_defaults(handler=help_handler(heroes))
 
     score = subparsers.add_parser(
         "score",
@@ -49,11 +51,6 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     odds.add_argument("--for", dest="target", metavar="ABILITY", help="advise the keep for this ability")
     odds.add_argument("--json", action="store_true", help="print one JSON object")
     odds.set_defaults(handler=run_odds)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _search() -> list[Path]:
