@@ -180,7 +180,8 @@ def _box_distance(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) ->
 def evaluate(dataset: Dataset, read: Reader, progress: TextIO | None = sys.stderr) -> EvalReport:
     """Reads every image of ``dataset`` with ``read`` (a frame -> :class:`FrameReading` callable).
 
-    A progress bar goes to ``progress`` (``None`` for none) when there are more than 20 images.
+    A progress bar goes to ``progress`` (``None`` for none) when there are more than 20 images: redrawn
+    in place on a terminal, one line per tenth of the images elsewhere (a log or CI output).
     """
     results: list[ImageResult] = []
     total = len(dataset.images)
@@ -190,7 +191,7 @@ def evaluate(dataset: Dataset, read: Reader, progress: TextIO | None = sys.stder
         results.append(score_image(item.name, item.dice, read(frame)))
         if show and progress is not None:
             _progress(progress, index, total)
-    if show and progress is not None:
+    if show and progress is not None and progress.isatty():
         progress.write("\n")
         progress.flush()
     return EvalReport(tuple(results))
@@ -199,5 +200,11 @@ def evaluate(dataset: Dataset, read: Reader, progress: TextIO | None = sys.stder
 def _progress(stream: TextIO, done: int, total: int) -> None:
     width = 30
     filled = width * done // total
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    bar = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+    if stream.isatty():
+        stream.write(f"\r{bar}")
+    elif done * 10 // total != (done - 1) * 10 // total:
+        stream.write(f"{bar}\n")
+    else:
+        return
     stream.flush()
