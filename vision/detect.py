@@ -220,10 +220,9 @@ def _find_pips(
         response = cv2.subtract(grey, filled)
     # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
     peak = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)))
-    half_peak = cv2.convertScaleAbs(peak, alpha=0.5)
-    # above both the contrast floor and half the peak, in one comparison (set pixels are 255)
-    # the floor rounded down as cv2.threshold does; OpenCV's stubs lack the scalar overload
-    floor = cv2.max(half_peak, float(math.floor(config.min_contrast)))  # type: ignore[call-overload]
+    # above both the contrast floor and half the peak, in one comparison (set pixels are 255);
+    # one table lookup gives max(half peak, floor) for every peak level
+    floor = cv2.LUT(peak, _floor_table(config.min_contrast))
     mask = np.asarray(cv2.compare(response, floor, cv2.CMP_GT), dtype=np.uint8)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
@@ -269,6 +268,17 @@ def _find_pips(
     contrast = np.bincount(lab, weights, n) / a_safe
     level = np.bincount(lab, levels, n) / a_safe
     return _pip_rows(area[idx], mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
+
+
+_LEVELS = np.arange(256, dtype=np.uint8).reshape(1, 256)
+
+
+def _floor_table(min_contrast: float) -> Grey:
+    """For each peak level: half of it rounded as cv2.convertScaleAbs rounds, but at least the
+    contrast floor rounded down as cv2.threshold rounds it."""
+    half: Grey = np.asarray(cv2.convertScaleAbs(_LEVELS, alpha=0.5), dtype=np.uint8)
+    out: Grey = np.maximum(half, min(255, max(0, math.floor(min_contrast)))).astype(np.uint8)
+    return out
 
 
 #: Up to this many blobs, each is measured on its own bounding box: cheaper than listing every
