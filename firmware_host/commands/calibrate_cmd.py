@@ -96,7 +96,7 @@ def _auto(args: argparse.Namespace) -> Any:
     if args.faces < 1 or args.faces > 6 * 4:
         raise UsageError(f"--faces {args.faces!r}: a die has 1 to 24 faces")
     if args.labels is None and not sys.stdin.isatty():
-        # Said before the rolls are taken, not after: a live session is not to be thrown away.
+        # Said before the rolls are taken, not after: rolls already made at the table are not to be thrown away.
         raise UsageError(f"--{'camera' if args.camera else 'auto'} needs --labels FILE when there is no terminal to ask at")
     sheets = args.sheets if args.sheets is not None else Path(f"{args.name}-clusters")
     if args.camera is not None:
