@@ -142,8 +142,11 @@ class FaceDetector:
             for group in _link(grey, pips, dark, self.config):
                 faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
         symbols: list[FaceCandidate] = []
-        for grey, dark in ((passes[0][0], True), (passes[1][0], False)):
-            symbols.extend(_symbol_faces(frame, grey, kernel, scale, dark, self.config))
+        # symbols are big: quarter resolution finds them at a sixteenth of the cost; both
+        # polarities search the one working copy, so its quarter-size copy is made once
+        quarter: Grey = np.asarray(cv2.pyrDown(cv2.pyrDown(passes[0][0])), dtype=np.uint8)
+        for dark in (True, False):
+            symbols.extend(_symbol_faces(frame, quarter, kernel, scale, dark, self.config))
         faces.extend(_away_from_pips(symbols, faces))
         faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
         faces = _drop_small_marks(faces)
@@ -220,10 +223,11 @@ def _find_pips(
         response = cv2.subtract(grey, filled)
     # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
     peak = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)))
-    # above both the contrast floor and half the peak, in one comparison (set pixels are 255);
-    # one table lookup gives max(half peak, floor) for every peak level
-    floor = cv2.LUT(peak, _floor_table(config.min_contrast))
-    mask = np.asarray(cv2.compare(response, floor, cv2.CMP_GT), dtype=np.uint8)
+    # above both half the peak and the contrast floor (set pixels are 255); these cheap passes
+    # cost less than one cv2.LUT of max(half peak, floor) per peak level
+    above_half = cv2.compare(response, cv2.convertScaleAbs(peak, alpha=0.5), cv2.CMP_GT)
+    _, above_floor = cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY)
+    mask = np.asarray(cv2.bitwise_and(above_half, above_floor), dtype=np.uint8)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
@@ -268,17 +272,6 @@ def _find_pips(
     contrast = np.bincount(lab, weights, n) / a_safe
     level = np.bincount(lab, levels, n) / a_safe
     return _pip_rows(area[idx], mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
-
-
-_LEVELS = np.arange(256, dtype=np.uint8).reshape(1, 256)
-
-
-def _floor_table(min_contrast: float) -> Grey:
-    """For each peak level: half of it rounded as cv2.convertScaleAbs rounds, but at least the
-    contrast floor rounded down as cv2.threshold rounds it."""
-    half: Grey = np.asarray(cv2.convertScaleAbs(_LEVELS, alpha=0.5), dtype=np.uint8)
-    out: Grey = np.maximum(half, min(255, max(0, math.floor(min_contrast)))).astype(np.uint8)
-    return out
 
 
 #: Up to this many blobs, each is measured on its own bounding box: cheaper than listing every
@@ -363,9 +356,10 @@ def _symbol_faces(
     frame: Frame, grey: Grey, kernel: int, scale: float, dark: bool, config: DetectorConfig
 ) -> list[FaceCandidate]:
     """Faces carrying one big mark instead of pips (a hero die's symbol): unreadable without a
-    calibrated profile, but they are dice, and they claim their die so its side faces stay out."""
-    # symbols are big: quarter resolution finds them at a sixteenth of the cost
-    grey = np.asarray(cv2.pyrDown(cv2.pyrDown(grey)), dtype=np.uint8)
+    calibrated profile, but they are dice, and they claim their die so its side faces stay out.
+
+    ``grey`` is the working copy at quarter size (two pyramid halvings), ``scale`` the working
+    copy's scale."""
     scale = scale / 4
     big = int(round(kernel * 0.55)) | 1
     marks = _find_pips(grey, big, dark, config, min_extent=kernel // 4, min_fill=0.3)
@@ -374,8 +368,7 @@ def _symbol_faces(
     for mark in marks:
         extent = 1.15 * float(np.sqrt(mark[_DIAM] ** 2 / max(mark[_RATIO], 0.3)))
         # a die face reaches well beyond its symbol on every side
-        angles = np.linspace(0, 2 * math.pi, 32, endpoint=False)
-        ring = np.concatenate([r * extent * np.column_stack([np.cos(angles), np.sin(angles)]) for r in (0.65, 0.8, 1.0)])
+        ring = np.concatenate([r * extent * _RING for r in (0.65, 0.8, 1.0)])
         cols = np.rint(mark[_X] + ring[:, 0]).astype(np.intp)
         rows = np.rint(mark[_Y] + ring[:, 1]).astype(np.intp)
         if cols.min() < 0 or rows.min() < 0 or cols.max() >= w or rows.max() >= h:
@@ -394,6 +387,11 @@ def _symbol_faces(
         fit = LayoutFit(0, (float(mark[_X]), float(mark[_Y])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
         out.append(_candidate(frame, mark[None, :], fit, scale, dark, CandidateFlag.NO_LAYOUT, layout=False))
     return out
+
+
+_ring_angles = np.linspace(0, 2 * math.pi, 32, endpoint=False)
+#: 32 points around the unit circle, where the face around a symbol is sampled
+_RING = np.column_stack([np.cos(_ring_angles), np.sin(_ring_angles)])
 
 
 #: the off-diagonal term of a shape tensor counts twice in the matrix norm
