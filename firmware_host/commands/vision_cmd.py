@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -43,24 +42,15 @@ def make_reader(profile: str | None) -> Any:
 
     if profile is None:
         return DiceReader()
-    return _profile_reader(profile)
+    from calibration.profiles import load_profile
+
+    return load_profile(profile).reader()
 
 
-def _profile_reader(profile: str) -> Any:
-    try:
-        profiles = importlib.import_module("calibration.profiles")
-    except ImportError:
-        raise UsageError(f"--profile {profile!r}: calibrated die profiles are not available in this version") from None
-    return profiles.load_profile(profile).reader()
-
-
-def _with_symbols(reading: Any, hero_name: str) -> Any:
+def _with_symbols(reading: Any, hero: Any) -> Any:
     """The reading with each die's hero symbol: the hero file maps numbers to symbols."""
     import dataclasses
 
-    from rules.heroes import load_hero
-
-    hero = load_hero(hero_name)
     dice = tuple(
         dataclasses.replace(d, symbol=hero.symbol_for(d.value)) if d.ok and d.value is not None else d
         for d in reading.dice
@@ -73,10 +63,11 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.imageio import load_image
 
     reader = make_reader(args.profile)
+    hero = None
     if args.hero is not None:
         from rules.heroes import load_hero
 
-        load_hero(args.hero)  # an unknown hero is a usage error before any image is read
+        hero = load_hero(args.hero)  # an unknown hero is a usage error before any image is read
     if args.annotate is not None:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)
@@ -85,8 +76,8 @@ def run_read(args: argparse.Namespace) -> int:
     for name in args.images:
         frame = load_image(name)
         reading = reader.read(frame)
-        if args.hero is not None:
-            reading = _with_symbols(reading, args.hero)
+        if hero is not None:
+            reading = _with_symbols(reading, hero)
         if args.json:
             print(json.dumps({"image": name, **reading.to_json()}), flush=True)
         else:
