@@ -695,6 +695,7 @@ def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool
 
 
 _GRID = np.array([(x, y) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)])
+_GRID_CORNERS = np.array([(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)])
 _SPOT = np.array([(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)])
 
 
@@ -728,7 +729,15 @@ def _candidate(
     h, w = frame.shape[:2]
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
-    if x0 < 1 or y0 < 1 or x1 > w - 2 or y1 > h - 2:
+    if fit is not None and layout and fit.value >= 2:
+        # every place of the 3x3 grid lies within its corners: when each corner has room for a
+        # whole pip inside the frame, no pip can be missing, though the face's rim may be cut
+        corners = fit_full.to_pixels(_GRID_CORNERS)
+        margin = float(full[:, _DIAM].max())
+        cut = bool((corners < margin).any() or (corners[:, 0] > w - 1 - margin).any() or (corners[:, 1] > h - 1 - margin).any())
+    else:
+        cut = bool(x0 < 1 or y0 < 1 or x1 > w - 2 or y1 > h - 2)
+    if cut:
         flags |= CandidateFlag.TOUCHES_FRAME_EDGE
     bx0, by0 = max(0, int(x0)), max(0, int(y0))
     bx1, by1 = min(w, int(x1)), min(h, int(y1))

@@ -58,6 +58,18 @@ def test_a_die_cut_by_the_frame_edge_is_never_read() -> None:
     assert all(d.status is not DieStatus.OK for d in reading.dice)
 
 
+@needs_real
+def test_a_face_whose_rim_is_cut_but_whose_pips_are_all_in_view_is_read() -> None:
+    frame = load_image(REAL_D6 / "five_10.jpg")
+    (face,) = FaceDetector().find(frame)
+    right = max(p.x + p.diameter for p in face.pips)
+    x, _, w, _ = face.box
+    edge = int(right + 2)
+    assert edge < x + w  # the cut goes through the face's rim
+    reading = DiceReader().read(np.ascontiguousarray(frame[:, :edge]))
+    assert [(d.value, d.status) for d in reading.dice] == [(5, DieStatus.OK)]
+
+
 def test_blank_frame_has_no_dice() -> None:
     assert DiceReader().read(np.full((480, 640, 3), 180, dtype=np.uint8)).dice == ()
 
