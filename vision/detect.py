@@ -135,22 +135,35 @@ class FaceDetector:
             if measured is not None and measured > 1.7 * self.config.target_pip:
                 scale = self.config.target_pip / measured
                 passes = self._pips_at(halvings, scale, kernel)
-        faces: list[FaceCandidate] = []
+        groups: list[tuple[Grey, FloatArray, list[int], bool]] = []
+        found: list[list[FaceCandidate]] = []  # the faces of each linked group
         for (grey, pips), dark in zip(passes, (True, False)):
             if len(pips) == 0:
                 continue
             for group in _link(grey, pips, dark, self.config):
-                faces.extend(_faces_from_group(frame, grey, pips, group, scale, dark))
+                groups.append((grey, pips, group, dark))
+                found.append(_faces_from_group(frame, grey, pips, group, scale, dark))
         symbols: list[FaceCandidate] = []
         # symbols are big: quarter resolution finds them at a sixteenth of the cost; both
         # polarities search the one working copy, so its quarter-size copy is made once
         quarter: Grey = np.asarray(cv2.pyrDown(cv2.pyrDown(passes[0][0])), dtype=np.uint8)
         for dark in (True, False):
             symbols.extend(_symbol_faces(frame, quarter, kernel, scale, dark, self.config))
-        faces.extend(_away_from_pips(symbols, faces))
-        faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
-        faces = _drop_small_marks(faces)
-        return [_with_crop(frame, f) for f in _keep_top_faces(faces, frame.shape[1], frame.shape[0])]
+        kept = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
+        oversized = [f for f in kept if f.flags & CandidateFlag.OVERSIZED and len(f.pips) <= 3]
+        if oversized:
+            # a two or three far bigger than the other faces took pips from two faces of its die
+            # (in a steep view, a top face's one-pip and a pip of its front face make a "two"):
+            # its pips are grouped again, with faces clearly smaller than the size that flagged it
+            # allowed (a bigger face, whose pips could hardly span two faces, stays unreadable)
+            limit = _REGROUPED * _median([_size(f) for f in kept if not f.flags & CandidateFlag.OVERSIZED]) * scale
+            owner = {id(f.pips): index for index, faces in enumerate(found) for f in faces}
+            for face in oversized:
+                index = owner[id(face.pips)]
+                grey, pips, group, dark = groups[index]
+                found[index] = _faces_from_group(frame, grey, pips, group, scale, dark, max_side=limit)
+            kept = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
+        return [_with_crop(frame, f) for f in kept]
 
     def _pips_at(self, halvings: list[Grey], scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
         grey = _shrink(halvings, scale)
@@ -175,6 +188,15 @@ class FaceDetector:
         scale = float(self.config.target_pip / (measured / coarse))
         # resampling a frame by a few per cent gains nothing and costs time
         return 1.0 if scale > 0.9 else scale
+
+
+def _top_faces(found: list[list[FaceCandidate]], symbols: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
+    """The top faces among the faces of every linked group and the symbol faces."""
+    faces = [f for group in found for f in group]
+    faces.extend(_away_from_pips(symbols, faces))
+    faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
+    faces = _drop_small_marks(faces)
+    return _keep_top_faces(faces, width, height)
 
 
 def _shrink(halvings: list[Grey], scale: float) -> Grey:
@@ -493,13 +515,29 @@ def _unwarp(pips: FloatArray) -> FloatArray:
 
 
 def _faces_from_group(
-    frame: Frame, grey: Grey, pips: FloatArray, group: list[int], scale: float, dark: bool
+    frame: Frame,
+    grey: Grey,
+    pips: FloatArray,
+    group: list[int],
+    scale: float,
+    dark: bool,
+    max_side: float = math.inf,
 ) -> list[FaceCandidate]:
     """The faces in one linked group of pips: the group itself when it is one face, else its
-    point-symmetric subsets (every d6 layout is symmetric about the face centre), biggest first."""
+    point-symmetric subsets (every d6 layout is symmetric about the face centre), biggest first.
+    No face's outline may be wider or taller than ``max_side`` working pixels."""
     members = pips[group]
     faces: list[FaceCandidate] = []
-    whole = _layout(members)
+
+    def layout_within(pips: FloatArray) -> LayoutFit | None:
+        fit = _pip_layout(pips)
+        if fit is not None and max_side < math.inf:
+            extent = np.ptp(face_outline(fit), axis=0)
+            if max(float(extent[0]), float(extent[1])) > max_side:
+                return None
+        return fit
+
+    whole = layout_within(members)
     if whole is not None:
         surface = _face_surface(grey, whole, members, dark)
         if surface is _Surface.PLAIN:
@@ -518,7 +556,7 @@ def _faces_from_group(
         for subset in _symmetric_subsets(remaining):
             key = alive[subset].tobytes()
             if key not in layouts:
-                layouts[key] = _layout(remaining[subset])
+                layouts[key] = layout_within(remaining[subset])
             fit = layouts[key]
             if fit is not None:
                 ranked.append((len(subset), -fit.residual, subset, fit))
@@ -589,13 +627,13 @@ def _symmetric_subsets(pips: FloatArray) -> list[IndexArray]:
 
 def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
     """The layout of ``pips`` if they match one and the surface around them looks like a die face."""
-    fit = _layout(pips)
+    fit = _pip_layout(pips)
     if fit is None or not _face_surface_plain(grey, fit, pips, dark):
         return None
     return fit
 
 
-def _layout(pips: FloatArray) -> LayoutFit | None:
+def _pip_layout(pips: FloatArray) -> LayoutFit | None:
     """The layout of ``pips`` if they are alike and match one (the surface is not checked)."""
     if len(pips) > 6 or not _alike(pips):
         return None
@@ -900,6 +938,16 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     return _judge_size(_judge_tilt(kept))
 
 
+#: How many times the median face size of a frame a face may be before it is taken to span two faces.
+_OVERSIZED = 1.6
+#: The largest face, in the same measure, when the pips of an oversized face are grouped again.
+_REGROUPED = 1.4
+
+
+def _size(face: FaceCandidate) -> float:
+    return float(max(face.box[2], face.box[3]))
+
+
 def _judge_size(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     """Flags laid-out faces far bigger than the other faces in view.
 
@@ -909,11 +957,11 @@ def _judge_size(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     """
     if len(faces) < 2:
         return faces
-    sizes = [float(max(f.box[2], f.box[3])) for f in faces]
+    sizes = [_size(f) for f in faces]
     out = []
     for index, face in enumerate(faces):
         others = sizes[:index] + sizes[index + 1 :]
-        if len(face.pips) >= 2 and face.layout is not None and sizes[index] > 1.6 * _median(others):
+        if len(face.pips) >= 2 and face.layout is not None and sizes[index] > _OVERSIZED * _median(others):
             face = replace(face, flags=face.flags | CandidateFlag.OVERSIZED)
         out.append(face)
     return out
