@@ -902,7 +902,11 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
         own = size(face)
         t = tensor(face)
         drop = False
-        for index, other in enumerate(kept):
+        # the nearest kept face first: a side face is judged against its own die's top face, not
+        # against a neighbour's that happens to have been kept earlier
+        nearest = sorted(range(len(kept)), key=lambda i: math.hypot(cx - places[i][0], cy - places[i][1]))
+        for index in nearest:
+            other = kept[index]
             ox, oy, other_size = places[index]
             dist = math.hypot(cx - ox, cy - oy)
             reach = 0.5 * (own + other_size)
