@@ -45,7 +45,6 @@ class CandidateFlag(enum.IntFlag):
     TOUCHES_FRAME_EDGE = enum.auto()  # part of the face may be outside the frame
     TILTED = enum.auto()  # foreshortened unlike the other dice: the die is probably cocked
     NO_LAYOUT = enum.auto()  # marks that look like a die face but match no pip layout
-    TOP_UNSURE = enum.auto()  # another face of the die, above this one, could be its top face
     OVERSIZED = enum.auto()  # far bigger than the other faces: its pips may lie on two faces
 
 
@@ -923,8 +922,10 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 if face.layout is not None and oy - cy > 0.5 * dist and other.squareness - face.squareness < 0.2:
                     # the squarer face is below a face of its own die that is nearly as square:
                     # from a camera tilted towards the top of its image a top face is never
-                    # below its side faces, so in a steep view the squarer one may be the front
-                    kept[index] = replace(other, flags=other.flags | CandidateFlag.TOP_UNSURE)
+                    # below its side faces, so in a view steeper than 45 degrees, where the front
+                    # face looks the squarer, the upper one is the top
+                    kept[index] = face
+                    places[index] = (cx, cy, own)
                 drop = True
                 break
             if dist < 1.1 * largest and abs(cy - oy) > 0.5 * dist:
