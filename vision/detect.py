@@ -634,12 +634,25 @@ def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
 
 def _pip_layout(pips: FloatArray) -> LayoutFit | None:
     """The layout of ``pips`` if they are alike and match one (the surface is not checked)."""
-    if len(pips) > 6 or not _alike(pips):
+    if len(pips) > 6:
         return None
+    if not _alike(pips):
+        if len(pips) < 5 or not _alike(pips, _LATTICE_SHAPE):
+            return None
+        # blur or noise can bend a few pips' ellipses; five or six pips that land on the d6 grid
+        # almost exactly are one face all the same (pips of two faces never make that lattice)
+        fit = fit_layout(pips[:, :2], _unwarp(pips))
+        return fit if fit is not None and fit.residual < _LATTICE_RESIDUAL else None
     if len(pips) == 1 and (pips[0, _FILL] < 0.8 or pips[0, _CONTRAST] < 70):
         # a lone mark needs to look more like a pip than pips among others do
         return None
     return fit_layout(pips[:, :2], _unwarp(pips), single_spacing=_single_spacing(pips))
+
+
+#: How unlike in shape the pips of a five or six may be when they sit on the grid within
+#: ``_LATTICE_RESIDUAL`` grid spacings (see :func:`_alike`).
+_LATTICE_SHAPE = 0.3
+_LATTICE_RESIDUAL = 0.05
 
 
 def _inside_face(fit: LayoutFit, others: FloatArray, face_pips: FloatArray) -> npt.NDArray[np.bool_]:
@@ -653,7 +666,7 @@ def _inside_face(fit: LayoutFit, others: FloatArray, face_pips: FloatArray) -> n
     return out
 
 
-def _alike(pips: FloatArray) -> bool:
+def _alike(pips: FloatArray, shape_limit: float = ALIKE_SHAPE) -> bool:
     """Whether pips could share one face: about the same size and foreshortened the same way."""
     if len(pips) < 2:
         return True
@@ -666,7 +679,7 @@ def _alike(pips: FloatArray) -> bool:
         return False  # one ink on one face: a much fainter mark is on another surface
     tensors = pips[:, _TENSOR] * _NORM_WEIGHTS  # the off-diagonal term counts twice in the matrix norm
     spread = math.sqrt(float(((tensors - tensors.sum(axis=0) / len(tensors)) ** 2).sum(axis=1).max()))
-    return spread < ALIKE_SHAPE
+    return spread < shape_limit
 
 
 class _Surface(enum.Enum):
