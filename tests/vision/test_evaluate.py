@@ -10,10 +10,11 @@ from vision.types import DieReading, DieStatus, FrameReading
 
 REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
 
-# What the reader achieves on real-d6 today; the run fails if a change makes it worse.
-FLOOR_EXACT = 0.95
-FLOOR_PRECISION = 0.994
-FLOOR_RECALL = 0.98
+# The targets are 97% exact images, 99.5% precision, 97% recall; these floors sit just under
+# what the reader measures, so a change that loses ground fails here
+FLOOR_EXACT = 0.975
+FLOOR_PRECISION = 0.996
+FLOOR_RECALL = 0.99
 
 
 def _die(value: int | None, box: tuple[int, int, int, int], status: DieStatus = DieStatus.OK) -> DieReading:
@@ -66,7 +67,3 @@ def test_real_d6_accuracy() -> None:
     assert report.exact_rate >= FLOOR_EXACT, summary
     assert report.precision >= FLOOR_PRECISION, summary
     assert report.recall >= FLOOR_RECALL, summary
-    # the targets: recall is met; exact images and precision not yet (see the summary)
-    assert report.recall >= 0.97, summary
-    if not (report.exact_rate >= 0.97 and report.precision >= 0.995):
-        pytest.xfail(f"real-d6 targets (97% exact, 99.5% precision) not met yet:\n{summary}")
