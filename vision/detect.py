@@ -34,6 +34,11 @@ IndexArray = npt.NDArray[np.intp]
 #: Largest difference, as a matrix norm, between one pip's ellipse and its face's mean ellipse.
 ALIKE_SHAPE = 0.16
 
+#: Frames up to this long side (640x480, 800x600) are searched as they are, with one more pass only
+#: when their pips turn out far bigger than expected; bigger frames have their pip size measured on
+#: a small copy first, since their pips can be too big for the first search to find at all.
+_CAMERA_SIDE = 800
+
 #: Side in pixels of the rectified square crop of each top face.
 CROP_SIZE = 64
 
@@ -125,7 +130,7 @@ class FaceDetector:
         kernel = int(round(self.config.target_pip * 2.2)) | 1
         h, w = grey_full.shape
         halvings = [grey_full]
-        scale = 1.0 if max(h, w) <= 1280 else self._working_scale(halvings)
+        scale = 1.0 if max(h, w) <= _CAMERA_SIDE else self._working_scale(halvings)
         passes = self._pips_at(halvings, scale, kernel)
         if scale == 1.0:
             # a camera-sized frame is searched as it is; only pips far bigger than the search

@@ -143,7 +143,7 @@ def test_a_two_spanning_two_faces_of_one_die_is_split_into_its_faces() -> None:
     # the size of the other faces in view; grouped again, the top face's one is found
     for image, values in (("dice_11.jpg", (1, 1)), ("dice_21.jpg", (1, 1, 1)), ("dice_42.jpg", (1, 1, 1, 1, 1))):
         reading = DiceReader().read(load_image(REAL_D6 / image))
-        assert reading.all_ok and reading.values == values, image
+        assert reading.all_ok and tuple(sorted(reading.values)) == values, image
         candidates = FaceDetector().find(load_image(REAL_D6 / image))
         assert all(len(c.pips) == 1 for c in candidates), image
 
@@ -164,3 +164,16 @@ def test_blurred_sixes_whose_pips_sit_on_the_grid_are_read() -> None:
     # each (they were read as a three and a two)
     reading = DiceReader().read(load_image(REAL_D6 / "six_46.jpg"))
     assert reading.all_ok and reading.values == (6, 6, 6, 6, 6)
+
+
+@needs_real
+@pytest.mark.parametrize("factor", [1.5, 2.0, 3.0])
+def test_a_bigger_camera_frame_reads_as_the_webcam_frame(factor: float) -> None:
+    # 960x720 to 1920x1440: pips two to three times the webcam's, too big for a search at full size
+    import cv2
+
+    for image, values in (("valid_70.jpg", (1, 4, 4, 5, 5)), ("six_56.jpg", (2, 3, 5, 5, 6))):
+        frame = load_image(REAL_D6 / image)
+        big = cv2.resize(frame, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+        reading = DiceReader().read(big)
+        assert reading.all_ok and tuple(sorted(reading.values)) == values, image
