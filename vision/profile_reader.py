@@ -174,24 +174,32 @@ def _descriptor_of_square(grey: FloatArray) -> FloatArray:
 
 
 _GRID = 4
-_PER_FACE = 2  # exemplars per face compared in full: the two most alike at first sight
-_ALIGNED_FACES = 3  # closest faces compared again, aligned to the pixel
-_LOCAL_REACH = 1
+_PER_FACE = 2  # exemplars per face compared in full at first: the two most alike at first sight
+_ALIGNED_FACES = 3  # closest faces compared again, every exemplar, aligned cell by cell
+_LOCAL_REACH = 2  # pixels each cell may move on its own, beyond the whole crop's shift
+_MAX_ALIGNED = 8  # at most this many exemplars per face aligned: more examples must not slow reading
 _TIE = 0.1  # a margin below this fraction of the accept distance is a tie: unreadable
 _REACH = 4  # pixels the crop may move to fit an exemplar: a 60 px die's outline is off by that much
 
 
-def _cell_energy(difference: FloatArray) -> FloatArray:
-    """Per-cell squared norm of descriptor differences: (N, D) -> (N, GRID * GRID)."""
-    count = len(difference)
-    squared = cv2.multiply(difference, difference).reshape(-1, DESCRIPTOR_SIZE)
-    # Area resizing by a whole factor is the mean of each block: every cell of every map in one
-    # vectorised pass, several times faster than numpy's reductions (and no BLAS, slow whenever
-    # the other cores are busy). Cells never straddle two maps: each map is GRID blocks high.
-    step = DESCRIPTOR_SIZE // _GRID
-    means = cv2.resize(squared, (_GRID, len(squared) // step), interpolation=cv2.INTER_AREA)
-    maps = np.asarray(means, np.float32).reshape(count, 2, _GRID * _GRID)
-    out: FloatArray = (maps[:, 0] + maps[:, 1]) * float(step * step)
+_STEP = DESCRIPTOR_SIZE // _GRID
+_CELLS = 2 * _GRID * _GRID  # each map's cells, the grey map's first
+
+
+def _cell_order() -> npt.NDArray[np.intp]:
+    """The positions of a descriptor grouped by map and cell of the grid, in cell order."""
+    maps, rows, cols = np.meshgrid(np.arange(2), np.arange(DESCRIPTOR_SIZE), np.arange(DESCRIPTOR_SIZE), indexing="ij")
+    cell = maps * _GRID * _GRID + (rows // _STEP) * _GRID + cols // _STEP
+    out: npt.NDArray[np.intp] = np.argsort(cell.ravel(), kind="stable")
+    return out
+
+
+_CELL_ORDER = _cell_order()
+
+
+def _by_cell(descriptors: FloatArray) -> FloatArray:
+    """(N, D) descriptors -> (N, cells, pixels of a cell): each cell's pixels side by side."""
+    out: FloatArray = np.ascontiguousarray(descriptors[:, _CELL_ORDER]).reshape(len(descriptors), _CELLS, -1)
     return out
 
 
@@ -258,54 +266,81 @@ def _dot(matrix: FloatArray, vector: FloatArray) -> FloatArray:
     return out
 
 
+def _turns(similarity: FloatArray, rows: npt.NDArray[np.intp], turns: int) -> npt.NDArray[np.intp]:
+    """Bank rows of each exemplar's ``turns`` best turns by coarse cosine, exemplar by exemplar."""
+    variants = similarity.shape[1]
+    turns = min(turns, variants)
+    best = np.argpartition(-similarity[rows], turns - 1, axis=1)[:, :turns]
+    out: npt.NDArray[np.intp] = (best + (rows * variants)[:, None]).ravel()
+    return out
+
+
 def _exemplar_distances(
-    bank: FloatArray,
-    similarity: FloatArray,
-    descriptor: FloatArray,
-    rows: npt.NDArray[np.intp] | None = None,
-    turns: int = 2,
-    shifts: FloatArray | None = None,
-    local: bool = False,
+    cells: FloatArray, similarity: FloatArray, descriptor: FloatArray, rows: npt.NDArray[np.intp], turns: int = 2
 ) -> npt.NDArray[np.float64]:
-    """Distance from ``descriptor`` to exemplars of ``bank`` (one row per turn of each exemplar;
-    ``similarity`` is their coarse cosine to the descriptor, exemplars by turns; only exemplars
-    ``rows`` when given): the exemplar's few best turns by coarse cosine, then the smallest of their
-    largest per-cell squared differences at full resolution.
+    """Distance from ``descriptor`` (by cell) to exemplars ``rows`` of a bank by cell (one row per
+    turn of each exemplar; ``similarity`` is their coarse cosine to the descriptor, exemplars by
+    turns): the exemplar's few best turns by coarse cosine, then the smallest of their largest
+    per-cell squared differences at full resolution, as the crop lies.
 
     More than one turn is tried because a nearly symmetric symbol (a burst, a star) fits about as
     well in several turns, and only the full comparison sees where its small number is."""
-    variants = similarity.shape[1]
-    exemplars = np.arange(len(similarity)) if rows is None else rows
-    turns = min(turns, variants)
-    best = np.argpartition(-similarity[exemplars], turns - 1, axis=1)[:, :turns]
-    chosen = (best + (exemplars * variants)[:, None]).ravel()
-    candidates = bank[chosen]
-    if shifts is None:
-        query = np.broadcast_to(descriptor, candidates.shape)
-    else:
-        # Each candidate against the query moved by the pixel or two that fits it best: two crops
-        # of one face are rarely outlined to the pixel, and a small number shows only when aligned.
-        half = DESCRIPTOR_SIZE * DESCRIPTOR_SIZE  # the grey map alone finds the shift well enough
-        fit = np.einsum("rd,sd->rs", candidates[:, :half], shifts[:, :half])
-        best_shift = np.argmax(fit, axis=1)
-        query = shifts[best_shift]
-        if local:
-            # Then each cell of the grid may move a little more on its own: the outline of a small
-            # die is off by a few pixels, and not by the same amount at every corner, and a corner
-            # number decides only when its own cell lines up.
-            around = _nearby_shifts(len(shifts), best_shift, _LOCAL_REACH)
-            moved = candidates[:, None, :] - shifts[around]
-            cells = _cell_energy(moved.reshape(-1, candidates.shape[1])).reshape(len(candidates), around.shape[1], -1)
-            energy = cells.min(axis=1).max(axis=1).reshape(len(exemplars), turns)
-            out_local: npt.NDArray[np.float64] = energy.min(axis=1).astype(np.float64)
-            return out_local
-    energy = _cell_energy(candidates - query).max(axis=1).reshape(len(exemplars), turns)
+    chosen = _turns(similarity, rows, turns)
+    per_map = np.square(cells[chosen] - descriptor).sum(axis=2)
+    energy = (per_map[:, : _CELLS // 2] + per_map[:, _CELLS // 2 :]).max(axis=1).reshape(len(rows), -1)
     out: npt.NDArray[np.float64] = energy.min(axis=1).astype(np.float64)
     return out
 
 
+@dataclass(frozen=True)
+class _Shifted:
+    """A crop's descriptor moved by up to ``reach`` pixels each way, by cell: ``cells`` is
+    (cells, pixels of a cell, shifts), ``norms`` each cell's squared norm per shift."""
+
+    cells: FloatArray
+    norms: FloatArray
+
+    @classmethod
+    def of(cls, descriptor: FloatArray, reach: int = _REACH) -> _Shifted:
+        size, span = DESCRIPTOR_SIZE, 2 * reach + 1
+        padded = np.pad(descriptor.reshape(2, size, size), ((0, 0), (reach, reach), (reach, reach)))
+        # Every window at once (a view: map, dy, dx, y, x), laid out by cell in a single copy.
+        windows = sliding_window_view(padded, (size, size), axis=(1, 2))
+        by_cell = windows.reshape(2, span, span, _GRID, _STEP, _GRID, _STEP).transpose(0, 3, 5, 4, 6, 1, 2)
+        cells = np.ascontiguousarray(by_cell, dtype=np.float32).reshape(_CELLS, _STEP * _STEP, span * span)
+        return cls(cells, np.square(cells).sum(axis=1))
+
+
+def _aligned_distances(
+    cells: FloatArray,
+    norms: FloatArray,
+    similarity: FloatArray,
+    query: _Shifted,
+    rows: npt.NDArray[np.intp],
+    turns: int = 2,
+    reach: int = _LOCAL_REACH,
+) -> npt.NDArray[np.float64]:
+    """:func:`_exemplar_distances` with the crop aligned to each exemplar: moved as a whole to fit
+    it best (on the grey map), then each cell of the grid up to ``reach`` pixels more on its own.
+
+    Two crops of one face are rarely outlined to the pixel, and the outline of a small die is off
+    by a few pixels, not by the same amount at every corner: a corner number decides only when its
+    own cell lines up. Every cell against every shift is one batched product per cell
+    (|a - b|^2 = |a|^2 + |b|^2 - 2ab), rather than a moved copy of the crop per shift."""
+    chosen = _turns(similarity, rows, turns)
+    cross = np.matmul(cells[chosen].transpose(1, 0, 2), query.cells)  # cells x candidates x shifts
+    half = _CELLS // 2
+    best_shift = np.argmax(cross[:half].sum(axis=0), axis=1)
+    around = _nearby_shifts(cross.shape[2], best_shift, reach)
+    picked = np.take_along_axis(cross, around[None], axis=2)
+    energy = norms[chosen].T[:, :, None] + query.norms[:, around] - 2.0 * picked
+    per_cell = (energy[:half] + energy[half:]).min(axis=2)
+    out: npt.NDArray[np.float64] = per_cell.max(axis=0).reshape(len(rows), -1).min(axis=1).astype(np.float64)
+    return out
+
+
 def _nearby_shifts(count: int, centre: npt.NDArray[np.intp], reach: int = 2) -> npt.NDArray[np.intp]:
-    """For each index into a square grid of ``count`` shifts (as :func:`_shifted` orders them),
+    """For each index into a square grid of ``count`` shifts (as :meth:`_Shifted.of` orders them: dy, then dx),
     the indices of the shifts up to ``reach`` pixels from it each way, clipped to the grid."""
     side = int(round(np.sqrt(count)))
     row, col = np.divmod(centre, side)
@@ -313,17 +348,6 @@ def _nearby_shifts(count: int, centre: npt.NDArray[np.intp], reach: int = 2) -> 
     rows = np.clip(row[:, None, None] + steps[None, :, None], 0, side - 1)
     cols = np.clip(col[:, None, None] + steps[None, None, :], 0, side - 1)
     out: npt.NDArray[np.intp] = (rows * side + cols).reshape(len(centre), -1)
-    return out
-
-
-def _shifted(descriptor: FloatArray, reach: int = 2) -> FloatArray:
-    """The descriptor with its maps moved by up to ``reach`` pixels each way: (shifts, D)."""
-    size = DESCRIPTOR_SIZE
-    maps = descriptor.reshape(2, size, size)
-    padded = np.pad(maps, ((0, 0), (reach, reach), (reach, reach)))
-    # Every window of the padded maps at once (a view), rows ordered by shift: dy, then dx.
-    windows = sliding_window_view(padded, (size, size), axis=(1, 2))
-    out: FloatArray = np.ascontiguousarray(windows.transpose(1, 2, 0, 3, 4).reshape(-1, 2 * size * size), dtype=np.float32)
     return out
 
 
@@ -344,9 +368,14 @@ def pairwise_distances(crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np
     turned = np.concatenate([rotated_descriptors(c) for c in crops])
     coarse = _coarse(turned)
     variants = len(turned) // count
+    cells = _by_cell(turned)
+    norms = np.square(cells).sum(axis=2)
+    rows = np.arange(count)
     distances = np.stack(
         [
-            _exemplar_distances(turned, _coarse_similarity(coarse, variants, plain[i]), plain[i], turns=4, shifts=_shifted(plain[i]))
+            _aligned_distances(
+                cells, norms, _coarse_similarity(coarse, variants, plain[i]), _Shifted.of(plain[i], 2), rows, turns=4, reach=0
+            )
             for i in range(count)
         ]
     )
@@ -388,9 +417,12 @@ class ProfileClassifier:
         dim = 2 * DESCRIPTOR_SIZE * DESCRIPTOR_SIZE
         self._variants = 4 * len(_POSES)
         # One row per turn of each exemplar; exemplar k owns rows k*variants .. (k+1)*variants-1.
-        self._bank: FloatArray = np.concatenate(rows) if rows else np.zeros((0, dim), np.float32)
+        bank: FloatArray = np.concatenate(rows) if rows else np.zeros((0, dim), np.float32)
         self._owner = np.asarray(owners, dtype=np.intp)
-        self._coarse_bank: FloatArray = _coarse(self._bank)
+        self._coarse_bank: FloatArray = _coarse(bank)
+        # Kept cell by cell: the comparisons are made per cell of the grid.
+        self._cells: FloatArray = _by_cell(bank)
+        self._norms: FloatArray = np.square(self._cells).sum(axis=2)
         self._pip_values = {face.value: face for face in self.faces if face.pips}
 
     def __repr__(self) -> str:
@@ -411,29 +443,38 @@ class ProfileClassifier:
         """:meth:`distances` for a ready descriptor; ``exclude`` leaves out one exemplar (by its
         index in the order given), to read it held out."""
         best = np.full(len(self.faces), np.inf)
-        if not len(self._bank):
+        if not len(self._cells):
             return best
         owner = self._owner
         rows = np.arange(len(owner))
         if exclude is not None:
             rows = rows[rows != exclude]
         similarity = _coarse_similarity(self._coarse_bank, self._variants, descriptor)
-        if len(rows) > _PER_FACE * len(self.faces):
-            # Compare in full only the few exemplars per face most alike at first sight, so more
-            # examples never make reading slow.
-            first = similarity.max(axis=1)[rows]
-            order = np.lexsort((-first, owner[rows]))
-            rank = np.arange(len(order)) - np.searchsorted(owner[rows][order], owner[rows][order])
-            rows = np.sort(rows[order][rank < _PER_FACE])
-        residual = _exemplar_distances(self._bank, similarity, descriptor, rows)
+        every = rows
+        first = similarity.max(axis=1)
+        # Compare in full only the few exemplars per face most alike at first sight, so more
+        # examples never make reading slow.
+        rows = self._most_alike(every, first, _PER_FACE)
+        residual = _exemplar_distances(self._cells, similarity, _by_cell(descriptor[None, :])[0], rows)
         np.minimum.at(best, owner[rows], residual)
-        # The few closest faces are compared again with the crop aligned to the pixel: that is
-        # where a small number decides, and aligning costs too much to do for every face.
+        # The few closest faces are compared again, each of their exemplars, with the crop aligned
+        # cell by cell: that is where a small number decides, and the exemplar most alike at first
+        # sight is often not the one that lines up best.
         close = np.argsort(best)[:_ALIGNED_FACES]
-        again = rows[np.isin(owner[rows], close)]
-        aligned = _exemplar_distances(self._bank, similarity, descriptor, again, shifts=_shifted(descriptor, _REACH), local=True)
+        again = self._most_alike(every[np.isin(owner[every], close)], first, _MAX_ALIGNED)
+        aligned = _aligned_distances(self._cells, self._norms, similarity, _Shifted.of(descriptor), again)
         np.minimum.at(best, owner[again], aligned)
         return best
+
+    def _most_alike(self, rows: npt.NDArray[np.intp], first: FloatArray, limit: int) -> npt.NDArray[np.intp]:
+        """Of exemplars ``rows``, at most ``limit`` per face: those with the best coarse cosine."""
+        owner = self._owner[rows]
+        if len(rows) <= limit:
+            return rows
+        order = np.lexsort((-first[rows], owner))
+        rank = np.arange(len(order)) - np.searchsorted(owner[order], owner[order])
+        out: npt.NDArray[np.intp] = np.sort(rows[order][rank < limit])
+        return out
 
     @property
     def exemplar_faces(self) -> tuple[int, ...]:
