@@ -17,7 +17,7 @@ Finding faces (:mod:`vision.detect`)
     instead of pips is still a die (``layout`` ``None``, read ``unreadable``). A ``FaceCandidate`` has ``box``, ``quad`` (the face outline),
     ``crop`` (a ``CROP_SIZE`` square BGR image of the face seen square-on), ``pips``, ``layout``
     (the matched :class:`vision.layout.LayoutFit` or ``None``), ``flags`` (:class:`CandidateFlag`:
-    ``TOUCHES_FRAME_EDGE``, ``TILTED``, ``NO_LAYOUT``, ``OVERSIZED``: the last reads
+    ``TOUCHES_FRAME_EDGE``, ``TILTED``, ``NO_LAYOUT``, ``TOP_UNSURE``, ``OVERSIZED``: the last two read
     ``unreadable``) and ``touches_frame_edge``.
 Reading faces (:mod:`vision.classify`)
     ``FaceClassifier`` protocol: ``classify(candidate) -> FaceResult(value, face, confidence,

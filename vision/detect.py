@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from functools import cached_property
 from dataclasses import dataclass, field, replace
 
@@ -50,6 +51,7 @@ class CandidateFlag(enum.IntFlag):
     TOUCHES_FRAME_EDGE = enum.auto()  # part of the face may be outside the frame
     TILTED = enum.auto()  # foreshortened unlike the other dice: the die is probably cocked
     NO_LAYOUT = enum.auto()  # marks that look like a die face but match no pip layout
+    TOP_UNSURE = enum.auto()  # another face of the die, further from the camera, could be its top face
     OVERSIZED = enum.auto()  # far bigger than the other faces: its pips may lie on two faces
 
 
@@ -911,6 +913,9 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
 
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
+    # which way the camera is in the image: side faces show on the camera's side of their top faces
+    known = _towards_camera(faces, size)
+    ux, uy = known if known is not None else (0.0, 1.0)
     kept: list[FaceCandidate] = []
     # centre and size of each kept face, worked out once: a face replaced below keeps its outline
     places: list[tuple[float, float, float]] = []
@@ -937,20 +942,25 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
                 or other.squareness - face.squareness > 0.12
             ):
-                if face.layout is not None and oy - cy > 0.5 * dist and other.squareness - face.squareness < 0.2:
-                    # the squarer face is below a face of its own die that is nearly as square:
-                    # from a camera tilted towards the top of its image a top face is never
-                    # below its side faces, so in a view steeper than 45 degrees, where the front
-                    # face looks the squarer, the upper one is the top
-                    kept[index] = face
-                    places[index] = (cx, cy, own)
+                if face.layout is not None and (ox - cx) * ux + (oy - cy) * uy > 0.5 * dist and other.squareness - face.squareness < 0.2:
+                    # the squarer face is nearer the camera than a face of its own die that is
+                    # nearly as square: a top face is never on the camera's side of its side
+                    # faces, so in a view steeper than 45 degrees, where the front face looks the
+                    # squarer, the far one is the top; with no side faces to tell where the camera
+                    # is, the die is not read
+                    if known is not None:
+                        kept[index] = face
+                        places[index] = (cx, cy, own)
+                    else:
+                        kept[index] = replace(other, flags=other.flags | CandidateFlag.TOP_UNSURE)
                 drop = True
                 break
-            if dist < 1.1 * largest and abs(cy - oy) > 0.5 * dist:
-                # near 45 degrees the front face looks as square as the top; a camera tilts
-                # towards the top of its image, so of two faces stacked up the image, the upper
-                # is the top face
-                if cy < oy:
+            along = (cx - ox) * ux + (cy - oy) * uy
+            if dist < 1.1 * largest and abs(along) > 0.5 * dist:
+                # near 45 degrees the front face looks as square as the top; of two faces in line
+                # with the camera, the far one is the top face (a camera over a tray usually
+                # looks towards the top of its image, which is taken when nothing tells)
+                if along < 0:
                     kept[index] = face
                     places[index] = (cx, cy, own)
                 drop = True
@@ -959,6 +969,53 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
             kept.append(face)
             places.append((cx, cy, own))
     return _judge_size(_judge_tilt(kept))
+
+
+def _towards_camera(faces: list[FaceCandidate], size: Callable[[FaceCandidate], float]) -> tuple[float, float] | None:
+    """The direction in the image from top faces towards the side faces the camera also sees, as a
+    unit vector, or ``None`` when the frame does not tell.
+
+    An oblique camera foreshortens the top faces along the line towards it: the short axis of
+    their pips' ellipses gives that line. Which way along it the camera is: where pips grow bigger
+    (nearer), or, when the dice are too few or too close for that, from clear pairs, two laid-out
+    faces close enough to be one die's and one far squarer than the other: the squarer is the top
+    face, and the side faces show on the camera's side.
+    """
+    laid_out = [f for f in faces if f.layout is not None and f.pips]
+    if not laid_out:
+        return None
+    squarest = max(f.squareness for f in laid_out)
+    tops = [f for f in laid_out if f.squareness >= squarest - 0.15]
+    t = np.mean([_shape_tensor(np.array([p.ratio for p in f.pips]), np.array([p.angle for p in f.pips])).mean(axis=0) for f in tops], axis=0)
+    xx, xy, yy = float(t[0]), float(t[1]), float(t[2])
+    spread = math.hypot((xx - yy) / 2, xy)
+    if spread < 0.05 * (xx + yy) / 2:
+        return None  # hardly foreshortened: a camera nearly straight above has no side to tell
+    major = 0.5 * math.atan2(2 * xy, xx - yy)
+    ax, ay = -math.sin(major), math.cos(major)  # the short axis
+    # nearer dice look bigger: pips grow towards the camera along that line
+    along = np.array([f.center[0] * ax + f.center[1] * ay for f in laid_out])
+    pip = np.array([_median([p.diameter for p in f.pips]) for f in laid_out])
+    if len(laid_out) >= 3 and float(np.ptp(along)) > 0:
+        r = float(np.corrcoef(along, pip)[0, 1])
+        slope = float(np.polyfit(along, pip, 1)[0])
+        if abs(r) > 0.5 and abs(slope) * float(np.ptp(along)) > 0.1 * float(pip.mean()):
+            return (ax, ay) if slope > 0 else (-ax, -ay)
+    lean = 0.0
+    pairs = 0
+    for index, a in enumerate(laid_out):
+        cx, cy = a.center
+        for b in laid_out[index + 1 :]:
+            bx, by = b.center
+            dist = math.hypot(bx - cx, by - cy)
+            if dist == 0.0 or dist > 1.25 * max(size(a), size(b)) or abs(a.squareness - b.squareness) < 0.15:
+                continue
+            sign = 1.0 if a.squareness > b.squareness else -1.0
+            lean += sign * ((bx - cx) * ax + (by - cy) * ay) / dist
+            pairs += 1
+    if pairs == 0 or abs(lean) < 0.3 * pairs:
+        return None
+    return (ax, ay) if lean > 0 else (-ax, -ay)
 
 
 #: How many times the median face size of a frame a face may be before it is taken to span two faces.

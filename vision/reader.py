@@ -50,7 +50,7 @@ class DiceReader:
             status = DieStatus.OCCLUDED
         elif candidate.flags & CandidateFlag.TILTED:
             status = DieStatus.COCKED
-        elif candidate.flags & CandidateFlag.OVERSIZED and status is DieStatus.OK:
+        elif candidate.flags & (CandidateFlag.TOP_UNSURE | CandidateFlag.OVERSIZED) and status is DieStatus.OK:
             status = DieStatus.UNREADABLE
         ok = status is DieStatus.OK
         return DieReading(
