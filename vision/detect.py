@@ -128,7 +128,7 @@ class FaceDetector:
     def find(self, frame: Frame) -> list[FaceCandidate]:
         """Every top face in ``frame``, in no particular order."""
         frame = check_frame(frame)
-        grey_full: Grey = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
+        grey_full: Grey = _lifted(np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8))
         kernel = int(round(self.config.target_pip * 2.2)) | 1
         h, w = grey_full.shape
         halvings = [grey_full]
@@ -194,6 +194,23 @@ class FaceDetector:
         scale = float(self.config.target_pip / (measured / coarse))
         # resampling a frame by a few per cent gains nothing and costs time
         return 1.0 if scale > 0.9 else scale
+
+
+def _lifted(grey: Grey) -> Grey:
+    """``grey`` brightened when the frame is dim (its brightest percent darker than ``_DIM``), so
+    that pip contrast, which the search measures in grey levels, is as in a well-exposed frame."""
+    step = max(1, int(math.sqrt(grey.size / 320_000)))  # a 640x480 sample tells as well as 12 MP
+    sample = grey[::step, ::step] if step > 1 else grey
+    hist = cv2.calcHist([sample], [0], None, [256], [0, 256]).ravel()
+    bright = int(np.searchsorted(np.cumsum(hist), 0.999 * sample.size))
+    if bright >= _DIM:
+        return grey
+    out: Grey = np.asarray(cv2.convertScaleAbs(grey, alpha=_DIM / max(bright, _DIM / 4)), dtype=np.uint8)
+    return out
+
+
+#: Grey level the brightest percent of a well-exposed frame reaches at least.
+_DIM = 160
 
 
 def _top_faces(found: list[list[FaceCandidate]], symbols: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
