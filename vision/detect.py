@@ -973,10 +973,11 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 drop = True
                 break
             along = (cx - ox) * ux + (cy - oy) * uy
-            if dist < 1.1 * largest and abs(along) > 0.5 * dist:
+            if dist < 1.1 * largest and abs(along) > 0.5 * dist and min(face.squareness, other.squareness) < _FRONT_AS_SQUARE:
                 # near 45 degrees the front face looks as square as the top; of two faces in line
                 # with the camera, the far one is the top face (a camera over a tray usually
-                # looks towards the top of its image, which is taken when nothing tells)
+                # looks towards the top of its image, which is taken when nothing tells). Two
+                # faces both squarer than that are the tops of two dice side by side
                 if along < 0:
                     kept[index] = face
                     places[index] = (cx, cy, own)
@@ -986,6 +987,11 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
             kept.append(face)
             places.append((cx, cy, own))
     return _judge_size(_judge_tilt(kept))
+
+
+#: A top face seen at view angle a has squareness cos(a) and its front face sin(a): the two look
+#: alike only near 45 degrees, where neither is squarer than about this.
+_FRONT_AS_SQUARE = 0.82
 
 
 def _towards_camera(faces: list[FaceCandidate], size: Callable[[FaceCandidate], float]) -> tuple[float, float] | None:

@@ -118,6 +118,17 @@ def test_rendered_pip_dice_are_read(seed: int) -> None:
         remaining.remove(value)
 
 
+@pytest.mark.parametrize("seed", [500, 506, 508])
+def test_touching_dice_in_line_with_the_camera_are_both_read(seed: int) -> None:
+    # at 25 degrees a die's front face is far more foreshortened than its top, so two faces
+    # foreshortened alike, one behind the other, are the tops of two touching dice
+    rng = np.random.default_rng(seed)
+    scene = sim.random_scene(rng, 5, tilt_deg=25, touching=2)
+    tray = sim.render_tray(scene, rng)
+    reading = DiceReader().read(tray.frame)
+    assert sorted(reading.values) == sorted(d.value for d in tray.truth)
+
+
 def test_a_die_out_of_frame_is_not_read_as_a_value() -> None:
     rng = np.random.default_rng(4)
     scene = sim.random_scene(rng, 5, tilt_deg=25, out_of_frame=1)
