@@ -712,15 +712,16 @@ class _Surface(enum.Enum):
     BUSY = "busy"  # an even face with a pip-like mark where the layout has none
 
 
-def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> _Surface:
-    """What the face around the pips looks like.
+def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool, grid: FloatArray | None = None) -> _Surface:
+    """What the face around the pips looks like, sampled at ``grid`` (grid units; by default a
+    little beyond the corner pips).
 
     Rejects dark blobs on cables, keys and edges, which have no plain face around them, and
     squares reaching over a die's edge; flags a layout that leaves a pip-like mark unexplained
     (two pips of a four whose other two were too faint to find).
     """
     m = fit.matrix()
-    pts = _SURFACE_GRID @ m.T + np.array(fit.center)
+    pts = (_SURFACE_GRID if grid is None else grid) @ m.T + np.array(fit.center)
     d2 = (pts[:, None, 0] - pips[None, :, _X]) ** 2 + (pts[:, None, 1] - pips[None, :, _Y]) ** 2
     pts = pts[(d2 > (1.1 * pips[None, :, _DIAM]) ** 2).all(axis=1)]
     h, w = grey.shape
@@ -741,6 +742,10 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> _
     if ordered[high] - ordered[low] > 0.22 * contrast:
         # a face is one even surface; a square reaching over a die's edge onto a side face or the
         # table is not (this splits a one-pip top from a side pip that would make a "two")
+        if grid is None and fit.value >= 4 and fit.residual < _LATTICE_RESIDUAL:
+            # four to six pips on the grid almost exactly are a face whose edge may come close
+            # to its corner pips (big pips on a small die): judged on the surface between them
+            return _face_surface(grey, fit, pips, dark, _INNER_SURFACE_GRID)
         return _Surface.MARKED
     if dark:
         marks = int((samples < level - 0.45 * contrast).sum())
@@ -775,6 +780,7 @@ _SPOT = np.array([(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)])
 
 _g = np.linspace(-1.45, 1.45, 11)
 _SURFACE_GRID = np.array([(x, y) for y in _g for x in _g])
+_INNER_SURFACE_GRID = _SURFACE_GRID[np.abs(_SURFACE_GRID).max(axis=1) <= 1.2]
 
 
 def _single_spacing(pips: FloatArray) -> float:
