@@ -680,12 +680,12 @@ _LATTICE_RESIDUAL = 0.05
 
 
 def _inside_face(fit: LayoutFit, others: FloatArray, face_pips: FloatArray) -> npt.NDArray[np.bool_]:
-    """Which of ``others`` lie on the face of ``fit``, or just past the edge its pips suggest
-    (pips that span more of a small die's face than usual), and look like its pips."""
+    """Which of ``others`` lie on the face of ``fit`` and look like its pips."""
     if len(others) == 0:
         return np.zeros(0, dtype=bool)
     grid = (others[:, :2] - np.array(fit.center)) @ invert_2x2(fit.matrix()).T
-    inside = np.abs(grid).max(axis=1) < 1.2 * FACE_HALF_SIDE
+    # only well inside: a side face's pips lie just past the top face's edge
+    inside = np.abs(grid).max(axis=1) < 0.9 * FACE_HALF_SIDE
     alike = np.array([_alike(np.vstack([face_pips, o[None, :]])) for o in others])
     out: npt.NDArray[np.bool_] = inside & alike
     return out
