@@ -38,7 +38,7 @@ from vision.types import DieStatus
 FloatArray = npt.NDArray[np.float32]
 
 #: Side in pixels of the square every crop is resized to before comparing.
-DESCRIPTOR_SIZE = 40
+DESCRIPTOR_SIZE = 48
 
 #: Small turns tried on top of the four quarter turns; rectified crops are rarely off by more.
 #: Small turns (degrees) and zooms tried on top of the four quarter turns: rectified crops are
@@ -177,9 +177,9 @@ _GRID = 4
 _PER_FACE = 2  # exemplars per face compared in full at first: the two most alike at first sight
 _ALIGNED_FACES = 3  # closest faces compared again, every exemplar, aligned cell by cell
 _LOCAL_REACH = 2  # pixels each cell may move on its own, beyond the whole crop's shift
-_MAX_ALIGNED = 8  # at most this many exemplars per face aligned: more examples must not slow reading
+_MAX_ALIGNED = 3  # at most this many exemplars per face aligned: more examples must not slow reading
 _TIE = 0.1  # a margin below this fraction of the accept distance is a tie: unreadable
-_REACH = 4  # pixels the crop may move to fit an exemplar: a 60 px die's outline is off by that much
+_REACH = 5  # pixels (of 48) the crop may move to fit an exemplar: a 60 px die's outline is off by that much
 
 
 _STEP = DESCRIPTOR_SIZE // _GRID
@@ -295,7 +295,7 @@ def _exemplar_distances(
 @dataclass(frozen=True)
 class _Shifted:
     """A crop's descriptor moved by up to ``reach`` pixels each way, by cell: ``cells`` is
-    (cells, pixels of a cell, shifts), ``norms`` each cell's squared norm per shift."""
+    (cells, shifts, pixels of a cell), ``norms`` each cell's squared norm per shift."""
 
     cells: FloatArray
     norms: FloatArray
@@ -306,9 +306,9 @@ class _Shifted:
         padded = np.pad(descriptor.reshape(2, size, size), ((0, 0), (reach, reach), (reach, reach)))
         # Every window at once (a view: map, dy, dx, y, x), laid out by cell in a single copy.
         windows = sliding_window_view(padded, (size, size), axis=(1, 2))
-        by_cell = windows.reshape(2, span, span, _GRID, _STEP, _GRID, _STEP).transpose(0, 3, 5, 4, 6, 1, 2)
-        cells = np.ascontiguousarray(by_cell, dtype=np.float32).reshape(_CELLS, _STEP * _STEP, span * span)
-        return cls(cells, np.square(cells).sum(axis=1))
+        by_cell = windows.reshape(2, span, span, _GRID, _STEP, _GRID, _STEP).transpose(0, 3, 5, 1, 2, 4, 6)
+        cells = np.ascontiguousarray(by_cell, dtype=np.float32).reshape(_CELLS, span * span, _STEP * _STEP)
+        return cls(cells, np.einsum("ksp,ksp->ks", cells, cells))
 
 
 def _aligned_distances(
@@ -328,7 +328,7 @@ def _aligned_distances(
     own cell lines up. Every cell against every shift is one batched product per cell
     (|a - b|^2 = |a|^2 + |b|^2 - 2ab), rather than a moved copy of the crop per shift."""
     chosen = _turns(similarity, rows, turns)
-    cross = np.matmul(cells[chosen].transpose(1, 0, 2), query.cells)  # cells x candidates x shifts
+    cross = np.matmul(cells[chosen].transpose(1, 0, 2), query.cells.transpose(0, 2, 1))  # cells x candidates x shifts
     half = _CELLS // 2
     best_shift = np.argmax(cross[:half].sum(axis=0), axis=1)
     around = _nearby_shifts(cross.shape[2], best_shift, reach)
