@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.profile_reader import (
+    BodyDetector,
     CalibratedFace,
     ConfidenceTable,
     MatcherSettings,
@@ -37,6 +38,15 @@ Crop = npt.NDArray[np.uint8]
 
 #: Perturbed copies read per exemplar, besides the exemplar itself.
 PERTURBATIONS = 6
+#: Reads of faces placed on a tray and found again, as the camera would see them: about this many
+#: in all, and no more than ``TRAY_READS_EACH`` per exemplar.
+TRAY_READS = 240
+TRAY_READS_EACH = 8
+#: Fewest tray reads the confidence is fitted on; with fewer (a finder that cannot find the
+#: placed faces) it is fitted on all held-out reads.
+MIN_TRAY_READS = 50
+#: Die sides in pixels a tray read is drawn at: the small dice the tray camera sees.
+TRAY_SIDES = (48.0, 90.0)
 
 
 @dataclass(frozen=True)
@@ -84,10 +94,52 @@ def perturb(crop: Crop, rng: np.random.Generator) -> Crop:
     return result
 
 
+def on_tray(crop: Crop, rng: np.random.Generator, detector: BodyDetector | None = None) -> Crop | None:
+    """``crop`` as a tray camera would give it back: the face drawn as a small die at any turn on a
+    plain tray, a little blurred and noisy, then found and cut out again by the reader's own body
+    finder. ``None`` when the finder does not find it.
+
+    Reads of such copies carry what a tray frame does to a face and clean photos do not: the
+    outline of a small die found a pixel or two off, and the face resampled twice."""
+    detector = detector or BodyDetector()
+    image = perturb(crop, rng)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    side = float(rng.uniform(*TRAY_SIDES))
+    size = int(side * 1.7)
+    tray = np.array([rng.uniform(25, 70), rng.uniform(50, 100), rng.uniform(25, 60)])
+    frame = np.empty((size, size, 3), np.float32)
+    frame[:] = tray
+    # The crop is the face inside the finder's inset: drawn that much larger, the die's edge in
+    # the crop's own rim colour around it.
+    inset = detector.inset
+    rim = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(np.float32)
+    body = np.median(rim, axis=0)
+    centre = size / 2.0 + rng.uniform(-2.0, 2.0, 2)
+    angle = float(rng.uniform(0.0, 360.0))
+    outer = cv2.boxPoints(((float(centre[0]), float(centre[1])), (side, side), angle))
+    cv2.fillConvexPoly(frame, np.round(outer * 16).astype(np.int32), body.tolist(), cv2.LINE_AA, 4)
+    scale = side * (1.0 - 2.0 * inset) / image.shape[0]
+    matrix = cv2.getRotationMatrix2D(((image.shape[1] - 1) / 2.0, (image.shape[0] - 1) / 2.0), -angle, scale)
+    matrix[:, 2] += centre - (np.array([image.shape[1], image.shape[0]]) - 1) / 2.0
+    face = cv2.warpAffine(image.astype(np.float32), matrix, (size, size), flags=cv2.INTER_AREA)
+    cover = cv2.warpAffine(np.ones(image.shape[:2], np.float32), matrix, (size, size), flags=cv2.INTER_LINEAR)
+    frame = frame * (1.0 - cover[..., None]) + face
+    frame = cv2.GaussianBlur(frame, (0, 0), float(rng.uniform(0.4, 0.9)))
+    frame = frame + rng.normal(0.0, 2.0, frame.shape).astype(np.float32)
+    found = [c for c in detector.find(np.clip(frame, 0, 255).astype(np.uint8)) if not c.touches_frame_edge]
+    return found[0].crop if len(found) == 1 else None
+
+
 def held_out_reads(
-    classifier: ProfileClassifier, crops: Sequence[Crop], perturbations: int = PERTURBATIONS, seed: int = 0
-) -> tuple[list[HeldOutRead], list[HeldOutRead]]:
-    """Reads every exemplar held out: ``(plain reads, perturbed reads)``.
+    classifier: ProfileClassifier,
+    crops: Sequence[Crop],
+    perturbations: int = PERTURBATIONS,
+    seed: int = 0,
+    tray_reads: int = TRAY_READS,
+) -> tuple[list[HeldOutRead], list[HeldOutRead], list[HeldOutRead]]:
+    """Reads every exemplar held out: ``(plain reads, perturbed reads, tray reads)`` (see
+    :func:`on_tray`).
 
     ``crops`` are the classifier's exemplars in the order it was given them. Faces with a single
     exemplar cannot be read held out and are skipped.
@@ -95,20 +147,29 @@ def held_out_reads(
     rng = np.random.default_rng(seed)
     owners = classifier.exemplar_faces
     counts = np.bincount(np.asarray(owners, dtype=np.intp), minlength=len(classifier.faces))
+    detector = BodyDetector()
     plain: list[HeldOutRead] = []
     perturbed: list[HeldOutRead] = []
+    tray: list[HeldOutRead] = []
+
+    def read(image: Crop, index: int, truth: int) -> HeldOutRead:
+        distances = classifier.descriptor_distances(face_descriptor(image), exclude=index)
+        order = np.argsort(distances)
+        first = int(order[0])
+        second = float(distances[order[1]]) if len(order) > 1 and np.isfinite(distances[order[1]]) else 2.0
+        return HeldOutRead(truth, first, float(distances[first]), second - float(distances[first]))
+
+    each = int(np.clip(round(tray_reads / max(1, len(crops))), 1, TRAY_READS_EACH)) if tray_reads else 0
     for index, (crop, truth) in enumerate(zip(crops, owners)):
         if counts[truth] < 2:
             continue
-        for copy in range(perturbations + 1):
-            image = crop if copy == 0 else perturb(crop, rng)
-            distances = classifier.descriptor_distances(face_descriptor(image), exclude=index)
-            order = np.argsort(distances)
-            first = int(order[0])
-            second = float(distances[order[1]]) if len(order) > 1 and np.isfinite(distances[order[1]]) else 2.0
-            read = HeldOutRead(truth, first, float(distances[first]), second - float(distances[first]))
-            (plain if copy == 0 else perturbed).append(read)
-    return plain, perturbed
+        plain.append(read(crop, index, truth))
+        perturbed.extend(read(perturb(crop, rng), index, truth) for _ in range(perturbations))
+        for _ in range(each):
+            placed = on_tray(crop, rng, detector)
+            if placed is not None:
+                tray.append(read(placed, index, truth))
+    return plain, perturbed, tray
 
 
 def confidence_table(reads: Sequence[HeldOutRead], groups: int = 8) -> ConfidenceTable:
@@ -122,12 +183,13 @@ def confidence_table(reads: Sequence[HeldOutRead], groups: int = 8) -> Confidenc
     edges = [float(m[c[0]]) for c in chunks if len(c)]
     sums = [float(y[c].sum()) for c in chunks if len(c)]
     sizes = [float(len(c)) for c in chunks if len(c)]
-    # Pool adjacent violators: merge groups until the fraction right never falls as margin grows.
+    # Pool adjacent violators: merge groups until the fraction right rises as margin grows.
     blocks = [[e, s, n] for e, s, n in zip(edges, sums, sizes)]
     merged: list[list[float]] = []
     for block in blocks:
         merged.append(block)
-        while len(merged) > 1 and merged[-2][1] / merged[-2][2] > merged[-1][1] / merged[-1][2]:
+        # Groups as often right are pooled too: a run of right reads is one group, not many.
+        while len(merged) > 1 and merged[-2][1] / merged[-2][2] >= merged[-1][1] / merged[-1][2]:
             last = merged.pop()
             merged[-1][1] += last[1]
             merged[-1][2] += last[2]
@@ -142,15 +204,20 @@ def fit(faces: Sequence[CalibratedFace], exemplars: Mapping[str, Sequence[Crop]]
     pairs = [(face, tuple(exemplars.get(face.label, ()))) for face in faces]
     crops = [crop for _, face_crops in pairs for crop in face_crops]
     probe = ProfileClassifier(pairs, MatcherSettings(accept_distance=2.0, min_confidence=0.0))
-    plain, perturbed = held_out_reads(probe, crops, seed=seed)
-    reads = plain + perturbed
+    plain, perturbed, tray = held_out_reads(probe, crops, seed=seed)
+    reads = plain + perturbed + tray
     right = [r.distance for r in reads if r.right]
     if right:
         accept = float(np.clip(1.5 * np.quantile(right, 0.995), 0.01, 2.0))
     else:
         accept = MatcherSettings().accept_distance
     accepted = [r for r in reads if r.distance <= accept]
-    table = confidence_table(accepted)
+    # The confidence is fitted on the tray reads: clean photos read right with margins a tray
+    # frame rarely gives, and a table fitted on them says too little on the tray. Groups of about
+    # 20 reads; groups as often right are pooled, so a long run of right reads may say 0.99.
+    on_tray_accepted = [r for r in tray if r.distance <= accept]
+    basis = on_tray_accepted if len(on_tray_accepted) >= MIN_TRAY_READS else accepted
+    table = confidence_table(basis, groups=max(8, len(basis) // 20))
     settings = MatcherSettings(accept_distance=accept, min_confidence=0.5, confidence=table)
 
     confusions: dict[tuple[int, int], int] = {}
