@@ -593,7 +593,9 @@ def _faces_from_group(
             if surfaces[key] is _Surface.PLAIN:
                 best = (subset, fit)
                 break
-            if surfaces[key] is _Surface.BUSY:
+            if surfaces[key] is _Surface.BUSY or (len(subset) >= 4 and fit.residual < _LATTICE_RESIDUAL):
+                # four or more pips on the grid almost exactly are one face even when its surface
+                # cannot be confirmed: no smaller layout is read from its pips
                 busy = subset
                 break
         if busy is not None:
