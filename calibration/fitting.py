@@ -1,16 +1,19 @@
 """Fitting a profile's matcher settings on its own exemplars, and checking the faces apart.
 
-Every exemplar is read *held out*: against all the other exemplars, as itself and in a few
+Every exemplar is read *held out*: against all the other exemplars, as itself, in a few
 perturbed copies (another gain and offset, a shading gradient, sensor noise, a little blur, a
-small turn, shift and scale as an imperfect crop would have, any quarter turn). From those reads:
+small turn, shift and scale as an imperfect crop would have, any quarter turn), and drawn as a
+small die (48-90 px) at any turn on a plain tray, then found and cut out again by the body finder
+(:func:`on_tray`, about 240 such reads in all). From those reads:
 
 * ``accept_distance``: 1.5x the 99.5th percentile distance of the right reads. A face from another
   die set lies farther from every exemplar than that and is ``unreadable``.
-* the confidence table: the reads sorted by margin (how much closer the best face is than the
-  next), grouped, and the fraction right in each group made monotone (pool adjacent violators),
-  with one right and one wrong read added at margin 0 (a tie is a coin toss) and half a read each
-  way in every group (so no group claims certainty). So a confidence of 0.9 means about 9 in 10
-  held-out reads with that margin were right.
+* the confidence table, from the tray reads (clean photos are read right with margins a tray frame
+  rarely gives): the reads sorted by margin (how much closer the best face is than the next), in
+  groups of about 20, and the fraction right in each group made monotone (pool adjacent
+  violators; groups as often right pooled too), with one right and one wrong read added at margin
+  0 (a tie is a coin toss) and half a read each way in every group (so no group claims certainty).
+  So a confidence of 0.9 means about 9 in 10 tray reads with that margin were right.
 * faces that look alike: two faces whose exemplars are, held out, often nearest the other face.
 """
 
