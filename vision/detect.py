@@ -586,18 +586,25 @@ def _faces_from_group(
         ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
         best: tuple[IndexArray, LayoutFit] | None = None
         busy: IndexArray | None = None
+        # a layout with a mark it does not explain (busy), or four or more pips on the grid
+        # almost exactly whose surface cannot be confirmed (a lattice), is a face that cannot be
+        # read: no smaller layout is read from its pips, though a plain one as big is preferred
+        blocking: IndexArray | None = None
         for _, _, subset, fit in ranked:
             key = alive[subset].tobytes()
             if key not in surfaces:
                 surfaces[key] = _face_surface(grey, fit, remaining[subset], dark)
+            if blocking is not None and len(subset) < len(blocking):
+                break
             if surfaces[key] is _Surface.PLAIN:
                 best = (subset, fit)
                 break
-            if surfaces[key] is _Surface.BUSY or (len(subset) >= 4 and fit.residual < _LATTICE_RESIDUAL):
-                # four or more pips on the grid almost exactly are one face even when its surface
-                # cannot be confirmed: no smaller layout is read from its pips
-                busy = subset
-                break
+            if blocking is None and (
+                surfaces[key] is _Surface.BUSY or (len(subset) >= 4 and fit.residual < _LATTICE_RESIDUAL)
+            ):
+                blocking = subset
+        if best is None:
+            busy = blocking
         if busy is not None:
             # a die face whose marks the layout does not explain: unreadable, never a guess
             faces.append(_candidate(frame, remaining[busy], None, scale, dark, CandidateFlag.NO_LAYOUT))
