@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import enum
 import math
+import threading
 from functools import cached_property
+from typing import Any
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -214,24 +216,31 @@ def _find_pips(
     min_fill: float = 0.55,
 ) -> FloatArray:
     """Pip-like blobs as rows (x, y, diameter, ratio, angle, contrast, face level) in ``grey`` pixels."""
+    shape = grey.shape
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
+    filled = _scratch("filled", shape)
+    response = _scratch("response", shape)
     if dark:
-        filled = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k)
-        response = cv2.subtract(filled, grey)
+        cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k, dst=filled)
+        cv2.subtract(filled, grey, dst=response)
     else:
-        filled = cv2.morphologyEx(grey, cv2.MORPH_OPEN, k)
-        response = cv2.subtract(grey, filled)
+        cv2.morphologyEx(grey, cv2.MORPH_OPEN, k, dst=filled)
+        cv2.subtract(grey, filled, dst=response)
     # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
-    peak = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)))
+    half = _scratch("half", shape)
+    cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)), dst=half)
+    cv2.convertScaleAbs(half, dst=half, alpha=0.5)
     # above both half the peak and the contrast floor (set pixels are 255); these cheap passes
     # cost less than one cv2.LUT of max(half peak, floor) per peak level
-    above_half = cv2.compare(response, cv2.convertScaleAbs(peak, alpha=0.5), cv2.CMP_GT)
-    _, above_floor = cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY)
-    mask = np.asarray(cv2.bitwise_and(above_half, above_floor), dtype=np.uint8)
+    mask = _scratch("mask", shape)
+    cv2.compare(response, half, cv2.CMP_GT, dst=mask)
+    cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY, dst=half)
+    cv2.bitwise_and(mask, half, dst=mask)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
+    into = _scratch("labels16" if ltype == cv2.CV_16U else "labels32", shape, np.uint16 if ltype == cv2.CV_16U else np.int32)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, into, connectivity=8, ltype=ltype)
     if count <= 1:
         return np.zeros((0, _COLUMNS))
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
@@ -272,6 +281,28 @@ def _find_pips(
     contrast = np.bincount(lab, weights, n) / a_safe
     level = np.bincount(lab, levels, n) / a_safe
     return _pip_rows(area[idx], mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: type[np.integer[Any]] = np.uint8) -> npt.NDArray[np.integer[Any]]:
+    """A work array of this thread's, kept from frame to frame.
+
+    A new frame-sized array costs a page fault per page written (the allocator hands big blocks
+    back to the system when they are freed), which costs more than the passes' own arithmetic at
+    640x480; reused, the memory is already mapped and warm. Pass results never point into these."""
+    arrays: dict[tuple[str, tuple[int, ...], type[np.integer[Any]]], npt.NDArray[np.integer[Any]]] | None
+    arrays = getattr(_SCRATCH, "arrays", None)
+    if arrays is None:
+        arrays = _SCRATCH.arrays = {}
+    key = (name, shape, dtype)
+    array = arrays.get(key)
+    if array is None:
+        if len(arrays) >= 24:
+            arrays.clear()  # frames of many sizes: keep only the ones in use now
+        array = arrays[key] = np.empty(shape, dtype)
+    return array
 
 
 #: Up to this many blobs, each is measured on its own bounding box: cheaper than listing every
