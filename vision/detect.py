@@ -226,29 +226,47 @@ def _find_pips(
     else:
         cv2.morphologyEx(grey, cv2.MORPH_OPEN, k, dst=filled)
         cv2.subtract(grey, filled, dst=response)
-    # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
-    half = _scratch("half", shape)
-    cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)), dst=half)
+    # pips can only be where the response clears the contrast floor (set pixels are 255): the
+    # passes below look only inside the box around those pixels, often a fraction of the frame
+    floor = _scratch("floor", shape)
+    cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY, dst=floor)
+    bx, by, bw_, bh_ = cv2.boundingRect(floor)
+    if bw_ == 0:
+        return np.zeros((0, _COLUMNS))
+    # an even corner keeps connected components' 2x2 blocks where they are on the whole frame,
+    # so blobs are numbered in the same order
+    x0, y0, x1, y1 = bx & ~1, by & ~1, bx + bw_, by + bh_
+    box = (slice(y0, y1), slice(x0, x1))
+    # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height;
+    # the peak reaches ``reach`` pixels, so it is taken on the box grown by that much
+    side = kernel // 2 | 1
+    reach = side // 2
+    h, w = shape
+    px0, py0, px1, py1 = max(0, x0 - reach), max(0, y0 - reach), min(w, x1 + reach), min(h, y1 + reach)
+    peak = _scratch("peak", shape)[py0:py1, px0:px1]
+    cv2.dilate(response[py0:py1, px0:px1], cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)), dst=peak)
+    half = peak[y0 - py0 : y1 - py0, x0 - px0 : x1 - px0]
     cv2.convertScaleAbs(half, dst=half, alpha=0.5)
-    # above both half the peak and the contrast floor (set pixels are 255); these cheap passes
-    # cost less than one cv2.LUT of max(half peak, floor) per peak level
-    mask = _scratch("mask", shape)
-    cv2.compare(response, half, cv2.CMP_GT, dst=mask)
-    cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY, dst=half)
-    cv2.bitwise_and(mask, half, dst=mask)
+    # above both half the peak and the contrast floor; these cheap passes cost less than one
+    # cv2.LUT of max(half peak, floor) per peak level
+    mask = _scratch("mask", shape)[box]
+    cv2.compare(response[box], half, cv2.CMP_GT, dst=mask)
+    cv2.bitwise_and(mask, floor[box], dst=mask)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
-    into = _scratch("labels16" if ltype == cv2.CV_16U else "labels32", shape, np.uint16 if ltype == cv2.CV_16U else np.int32)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, into, connectivity=8, ltype=ltype)
+    labels = _scratch("labels16" if ltype == cv2.CV_16U else "labels32", shape, np.uint16 if ltype == cv2.CV_16U else np.int32)
+    # written into the box of the frame-sized labels: blobs are looked up by frame position below
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, labels[box], connectivity=8, ltype=ltype)
     if count <= 1:
         return np.zeros((0, _COLUMNS))
+    stats[:, cv2.CC_STAT_LEFT] += x0
+    stats[:, cv2.CC_STAT_TOP] += y0
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     bw = stats[:, cv2.CC_STAT_WIDTH]
     bh = stats[:, cv2.CC_STAT_HEIGHT]
     left = stats[:, cv2.CC_STAT_LEFT]
     top = stats[:, cv2.CC_STAT_TOP]
-    h, w = grey.shape
     # a blob cut by the frame border has no trustworthy shape
     on_border = (left == 0) | (top == 0) | (left + bw >= w) | (top + bh >= h)
     extent = np.maximum(bw, bh)
@@ -262,7 +280,7 @@ def _find_pips(
         area_k, mx_k, my_k, cxx, cyy, cxy, contrast_k, level_k = moments.T
         return _pip_rows(area_k, mx_k, my_k, cxx + 1 / 12, cyy + 1 / 12, cxy, contrast_k, level_k, config, min_fill)
     points = cv2.findNonZero(mask)
-    xs, ys = points[:, 0, 0], points[:, 0, 1]
+    xs, ys = points[:, 0, 0] + x0, points[:, 0, 1] + y0
     lab = labels[ys, xs].astype(np.intp)
     sel = keep[lab]
     ys, xs, lab = ys[sel].astype(np.float64), xs[sel].astype(np.float64), lab[sel]
