@@ -262,19 +262,15 @@ def _find_pips(
         return np.zeros((0, _COLUMNS))
     stats[:, cv2.CC_STAT_LEFT] += x0
     stats[:, cv2.CC_STAT_TOP] += y0
-    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-    bw = stats[:, cv2.CC_STAT_WIDTH]
-    bh = stats[:, cv2.CC_STAT_HEIGHT]
-    left = stats[:, cv2.CC_STAT_LEFT]
-    top = stats[:, cv2.CC_STAT_TOP]
-    # a blob cut by the frame border has no trustworthy shape
-    on_border = (left == 0) | (top == 0) | (left + bw >= w) | (top + bh >= h)
-    extent = np.maximum(bw, bh)
-    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & (extent >= min_extent) & ~on_border
+    left, top, bw, bh, area = stats.T  # the CC_STAT_* columns in order
+    # pip-sized, and not cut by the frame border (a cut blob has no trustworthy shape)
+    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & (left > 0) & (top > 0) & (left + bw < w) & (top + bh < h)
+    if min_extent > 0:
+        keep &= np.maximum(bw, bh) >= min_extent
     keep[0] = False
-    if not keep.any():
+    idx = np.flatnonzero(keep)
+    if len(idx) == 0:
         return np.zeros((0, _COLUMNS))
-    idx = np.nonzero(keep)[0]
     if len(idx) <= _FEW_BLOBS:
         moments = _blob_moments(labels, response, filled, stats, idx)
         area_k, mx_k, my_k, cxx, cyy, cxy, contrast_k, level_k = moments.T
@@ -298,7 +294,7 @@ def _find_pips(
     cxy = np.bincount(lab, dx * dy, n) / a_safe
     contrast = np.bincount(lab, weights, n) / a_safe
     level = np.bincount(lab, levels, n) / a_safe
-    return _pip_rows(area[idx], mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
+    return _pip_rows(area[idx].astype(np.float64), mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
 
 
 _SCRATCH = threading.local()
@@ -394,10 +390,11 @@ def _pip_rows(
     ellipse_area = math.pi * 4 * np.sqrt(l1 * l2)
     fill = area / ellipse_area
     diam = 2 * np.sqrt(area / math.pi)
-    rows = np.column_stack([mx, my, diam, ratio, angle, contrast, level, fill])
     good = (contrast >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > min_fill) & (fill < 1.35) & (diam >= 2.2)
-    rows = rows[good]
-    out: FloatArray = np.hstack([rows, _shape_tensor(rows[:, _RATIO], rows[:, _ANGLE])])
+    out: FloatArray = np.empty((int(np.count_nonzero(good)), _COLUMNS))
+    for column, values in enumerate((mx, my, diam, ratio, angle, contrast, level, fill)):
+        out[:, column] = values[good]
+    out[:, _TENSOR] = _shape_tensor(out[:, _RATIO], out[:, _ANGLE])
     return out
 
 
