@@ -32,6 +32,7 @@ from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout, i
 FloatArray = npt.NDArray[np.float64]
 Grey = npt.NDArray[np.uint8]
 IndexArray = npt.NDArray[np.intp]
+IntArray = npt.NDArray[np.integer[Any]]
 
 #: Largest difference, as a matrix norm, between one pip's ellipse and its face's mean ellipse.
 ALIKE_SHAPE = 0.16
@@ -217,9 +218,9 @@ def _find_pips(
 ) -> FloatArray:
     """Pip-like blobs as rows (x, y, diameter, ratio, angle, contrast, face level) in ``grey`` pixels."""
     shape = grey.shape
-    k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
-    filled = _scratch("filled", shape)
-    response = _scratch("response", shape)
+    work = _work(shape)
+    filled, response, floor = work.filled, work.response, work.floor
+    k = _rectangle(kernel)
     if dark:
         cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k, dst=filled)
         cv2.subtract(filled, grey, dst=response)
@@ -228,7 +229,6 @@ def _find_pips(
         cv2.subtract(grey, filled, dst=response)
     # pips can only be where the response clears the contrast floor (set pixels are 255): the
     # passes below look only inside the box around those pixels, often a fraction of the frame
-    floor = _scratch("floor", shape)
     cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY, dst=floor)
     bx, by, bw_, bh_ = cv2.boundingRect(floor)
     if bw_ == 0:
@@ -243,19 +243,19 @@ def _find_pips(
     reach = side // 2
     h, w = shape
     px0, py0, px1, py1 = max(0, x0 - reach), max(0, y0 - reach), min(w, x1 + reach), min(h, y1 + reach)
-    peak = _scratch("peak", shape)[py0:py1, px0:px1]
-    cv2.dilate(response[py0:py1, px0:px1], cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)), dst=peak)
+    peak = work.peak[py0:py1, px0:px1]
+    cv2.dilate(response[py0:py1, px0:px1], _rectangle(side), dst=peak)
     half = peak[y0 - py0 : y1 - py0, x0 - px0 : x1 - px0]
     cv2.convertScaleAbs(half, dst=half, alpha=0.5)
     # above both half the peak and the contrast floor; these cheap passes cost less than one
     # cv2.LUT of max(half peak, floor) per peak level
-    mask = _scratch("mask", shape)[box]
+    mask = work.mask[box]
     cv2.compare(response[box], half, cv2.CMP_GT, dst=mask)
     cv2.bitwise_and(mask, floor[box], dst=mask)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
-    labels = _scratch("labels16" if ltype == cv2.CV_16U else "labels32", shape, np.uint16 if ltype == cv2.CV_16U else np.int32)
+    labels = work.labels(ltype)
     # written into the box of the frame-sized labels: blobs are looked up by frame position below
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask, labels[box], connectivity=8, ltype=ltype)
     if count <= 1:
@@ -297,33 +297,51 @@ def _find_pips(
     return _pip_rows(area[idx].astype(np.float64), mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
 
 
-_SCRATCH = threading.local()
-
-
-def _scratch(name: str, shape: tuple[int, ...], dtype: type[np.integer[Any]] = np.uint8) -> npt.NDArray[np.integer[Any]]:
-    """A work array of this thread's, kept from frame to frame.
+class _Work:
+    """One thread's frame-sized work arrays for frames of one size, kept from frame to frame.
 
     A new frame-sized array costs a page fault per page written (the allocator hands big blocks
     back to the system when they are freed), which costs more than the passes' own arithmetic at
     640x480; reused, the memory is already mapped and warm. Pass results never point into these."""
-    arrays: dict[tuple[str, tuple[int, ...], type[np.integer[Any]]], npt.NDArray[np.integer[Any]]] | None
-    arrays = getattr(_SCRATCH, "arrays", None)
-    if arrays is None:
-        arrays = _SCRATCH.arrays = {}
-    key = (name, shape, dtype)
-    array = arrays.get(key)
-    if array is None:
-        if len(arrays) >= 24:
-            arrays.clear()  # frames of many sizes: keep only the ones in use now
-        array = arrays[key] = np.empty(shape, dtype)
-    return array
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.filled, self.response, self.floor, self.peak, self.mask = (np.empty(shape, np.uint8) for _ in range(5))
+        self._labels: dict[int, IntArray] = {}
+
+    def labels(self, ltype: int) -> IntArray:
+        """The labels array for connected components of type ``ltype`` (CV_16U or CV_32S)."""
+        array = self._labels.get(ltype)
+        if array is None:
+            array = self._labels[ltype] = np.empty(self.shape, np.uint16 if ltype == cv2.CV_16U else np.int32)
+        return array
+
+
+_WORK = threading.local()
+
+
+def _work(shape: tuple[int, ...]) -> _Work:
+    """This thread's work arrays for frames of ``shape``."""
+    by_shape: dict[tuple[int, ...], _Work] | None = getattr(_WORK, "by_shape", None)
+    if by_shape is None:
+        by_shape = _WORK.by_shape = {}
+    work = by_shape.get(shape)
+    if work is None:
+        if len(by_shape) >= 8:
+            by_shape.clear()  # frames of many sizes: keep only the ones in use now
+        work = by_shape[shape] = _Work(shape)
+    return work
+
+
+@lru_cache(maxsize=None)
+def _rectangle(side: int) -> npt.NDArray[np.uint8]:
+    """The ``side`` square structuring element (made once: the passes only read it)."""
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)), dtype=np.uint8)
 
 
 #: Up to this many blobs, each is measured in a window around its bounding box: cheaper than
 #: listing every mask pixel of the frame.
 _FEW_BLOBS = 96
-
-IntArray = npt.NDArray[np.integer[Any]]
 
 
 def _blob_moments(
