@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import enum
 import math
+import threading
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, lru_cache
+from typing import Any
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -31,6 +33,7 @@ from vision.layout import FACE_HALF_SIDE, LayoutFit, face_outline, fit_layout, i
 FloatArray = npt.NDArray[np.float64]
 Grey = npt.NDArray[np.uint8]
 IndexArray = npt.NDArray[np.intp]
+IntArray = npt.NDArray[np.integer[Any]]
 
 #: Largest difference, as a matrix norm, between one pip's ellipse and its face's mean ellipse.
 ALIKE_SHAPE = 0.16
@@ -259,46 +262,66 @@ def _find_pips(
     min_fill: float = 0.55,
 ) -> FloatArray:
     """Pip-like blobs as rows (x, y, diameter, ratio, angle, contrast, face level) in ``grey`` pixels."""
-    k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
+    shape = grey.shape
+    work = _work(shape)
+    filled, response, floor = work.filled, work.response, work.floor
+    k = _rectangle(kernel)
     if dark:
-        filled = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k)
-        response = cv2.subtract(filled, grey)
+        cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k, dst=filled)
+        cv2.subtract(filled, grey, dst=response)
     else:
-        filled = cv2.morphologyEx(grey, cv2.MORPH_OPEN, k)
-        response = cv2.subtract(grey, filled)
-    # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height
-    peak = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_RECT, (kernel // 2 | 1, kernel // 2 | 1)))
-    # above both half the peak and the contrast floor (set pixels are 255); these cheap passes
-    # cost less than one cv2.LUT of max(half peak, floor) per peak level
-    above_half = cv2.compare(response, cv2.convertScaleAbs(peak, alpha=0.5), cv2.CMP_GT)
-    _, above_floor = cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY)
-    mask = np.asarray(cv2.bitwise_and(above_half, above_floor), dtype=np.uint8)
+        cv2.morphologyEx(grey, cv2.MORPH_OPEN, k, dst=filled)
+        cv2.subtract(grey, filled, dst=response)
+    # pips can only be where the response clears the contrast floor (set pixels are 255): the
+    # passes below look only inside the box around those pixels, often a fraction of the frame
+    cv2.threshold(response, config.min_contrast, 255, cv2.THRESH_BINARY, dst=floor)
+    bx, by, bw_, bh_ = cv2.boundingRect(floor)
+    if bw_ == 0:
+        return np.zeros((0, _COLUMNS))
+    # an even corner keeps connected components' 2x2 blocks where they are on the whole frame,
+    # so blobs are numbered in the same order
+    x0, y0, x1, y1 = bx & ~1, by & ~1, bx + bw_, by + bh_
+    box = (slice(y0, y1), slice(x0, x1))
+    # half of the local peak: keeps blurred neighbouring pips apart and measures each at half height;
+    # the peak reaches ``reach`` pixels, so it is taken on the box grown by that much
+    side = kernel // 2 | 1
+    reach = side // 2
+    h, w = shape
+    px0, py0, px1, py1 = max(0, x0 - reach), max(0, y0 - reach), min(w, x1 + reach), min(h, y1 + reach)
+    peak = work.peak[py0:py1, px0:px1]
+    cv2.dilate(response[py0:py1, px0:px1], _rectangle(side), dst=peak)
+    half = peak[y0 - py0 : y1 - py0, x0 - px0 : x1 - px0]
+    cv2.convertScaleAbs(half, dst=half, alpha=0.5)
+    # above both half the peak and the contrast floor; these cheap passes cost less than one
+    # cv2.LUT of max(half peak, floor) per peak level
+    mask = work.mask[box]
+    cv2.compare(response[box], half, cv2.CMP_GT, dst=mask)
+    cv2.bitwise_and(mask, floor[box], dst=mask)
     # 16-bit labels are half the memory traffic; they hold every blob while the mask has fewer
     # set pixels than 16 bits can count
     ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
+    labels = work.labels(ltype)
+    # written into the box of the frame-sized labels: blobs are looked up by frame position below
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, labels[box], connectivity=8, ltype=ltype)
     if count <= 1:
         return np.zeros((0, _COLUMNS))
-    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-    bw = stats[:, cv2.CC_STAT_WIDTH]
-    bh = stats[:, cv2.CC_STAT_HEIGHT]
-    left = stats[:, cv2.CC_STAT_LEFT]
-    top = stats[:, cv2.CC_STAT_TOP]
-    h, w = grey.shape
-    # a blob cut by the frame border has no trustworthy shape
-    on_border = (left == 0) | (top == 0) | (left + bw >= w) | (top + bh >= h)
-    extent = np.maximum(bw, bh)
-    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & (extent >= min_extent) & ~on_border
+    stats[:, cv2.CC_STAT_LEFT] += x0
+    stats[:, cv2.CC_STAT_TOP] += y0
+    left, top, bw, bh, area = stats.T  # the CC_STAT_* columns in order
+    # pip-sized, and not cut by the frame border (a cut blob has no trustworthy shape)
+    keep = (area >= 4) & (bw < kernel - 1) & (bh < kernel - 1) & (left > 0) & (top > 0) & (left + bw < w) & (top + bh < h)
+    if min_extent > 0:
+        keep &= np.maximum(bw, bh) >= min_extent
     keep[0] = False
-    if not keep.any():
+    idx = np.flatnonzero(keep)
+    if len(idx) == 0:
         return np.zeros((0, _COLUMNS))
-    idx = np.nonzero(keep)[0]
     if len(idx) <= _FEW_BLOBS:
         moments = _blob_moments(labels, response, filled, stats, idx)
         area_k, mx_k, my_k, cxx, cyy, cxy, contrast_k, level_k = moments.T
         return _pip_rows(area_k, mx_k, my_k, cxx + 1 / 12, cyy + 1 / 12, cxy, contrast_k, level_k, config, min_fill)
     points = cv2.findNonZero(mask)
-    xs, ys = points[:, 0, 0], points[:, 0, 1]
+    xs, ys = points[:, 0, 0] + x0, points[:, 0, 1] + y0
     lab = labels[ys, xs].astype(np.intp)
     sel = keep[lab]
     ys, xs, lab = ys[sel].astype(np.float64), xs[sel].astype(np.float64), lab[sel]
@@ -316,34 +339,95 @@ def _find_pips(
     cxy = np.bincount(lab, dx * dy, n) / a_safe
     contrast = np.bincount(lab, weights, n) / a_safe
     level = np.bincount(lab, levels, n) / a_safe
-    return _pip_rows(area[idx], mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
+    return _pip_rows(area[idx].astype(np.float64), mx[idx], my[idx], cxx[idx], cyy[idx], cxy[idx], contrast[idx], level[idx], config, min_fill)
 
 
-#: Up to this many blobs, each is measured on its own bounding box: cheaper than listing every
-#: mask pixel of the frame.
+class _Work:
+    """One thread's frame-sized work arrays for frames of one size, kept from frame to frame.
+
+    A new frame-sized array costs a page fault per page written (the allocator hands big blocks
+    back to the system when they are freed), which costs more than the passes' own arithmetic at
+    640x480; reused, the memory is already mapped and warm. Pass results never point into these."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.filled, self.response, self.floor, self.peak, self.mask = (np.empty(shape, np.uint8) for _ in range(5))
+        self._labels: dict[int, IntArray] = {}
+
+    def labels(self, ltype: int) -> IntArray:
+        """The labels array for connected components of type ``ltype`` (CV_16U or CV_32S)."""
+        array = self._labels.get(ltype)
+        if array is None:
+            array = self._labels[ltype] = np.empty(self.shape, np.uint16 if ltype == cv2.CV_16U else np.int32)
+        return array
+
+
+_WORK = threading.local()
+
+
+def _work(shape: tuple[int, ...]) -> _Work:
+    """This thread's work arrays for frames of ``shape``."""
+    by_shape: dict[tuple[int, ...], _Work] | None = getattr(_WORK, "by_shape", None)
+    if by_shape is None:
+        by_shape = _WORK.by_shape = {}
+    work = by_shape.get(shape)
+    if work is None:
+        if len(by_shape) >= 8:
+            by_shape.clear()  # frames of many sizes: keep only the ones in use now
+        work = by_shape[shape] = _Work(shape)
+    return work
+
+
+@lru_cache(maxsize=None)
+def _rectangle(side: int) -> npt.NDArray[np.uint8]:
+    """The ``side`` square structuring element (made once: the passes only read it)."""
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)), dtype=np.uint8)
+
+
+#: Up to this many blobs, each is measured in a window around its bounding box: cheaper than
+#: listing every mask pixel of the frame.
 _FEW_BLOBS = 96
 
 
 def _blob_moments(
-    labels: cv2.typing.MatLike, response: cv2.typing.MatLike, filled: cv2.typing.MatLike, stats: npt.NDArray[np.generic], idx: IndexArray
+    labels: IntArray, response: IntArray, filled: IntArray, stats: cv2.typing.MatLike, idx: IndexArray
 ) -> FloatArray:
-    """Per blob: area, centroid, central second moments (per pixel), mean response, mean level."""
-    out = np.empty((len(idx), 8))
-    for row, (i, (x, y, w, h)) in enumerate(zip(idx.tolist(), stats[idx, :4].tolist())):
-        blob = cv2.compare(labels[y : y + h, x : x + w], i, cv2.CMP_EQ)
-        m = cv2.moments(blob, binaryImage=True)
-        a = m["m00"]
-        out[row] = (
-            a,
-            x + m["m10"] / a,
-            y + m["m01"] / a,
-            m["mu20"] / a,
-            m["mu02"] / a,
-            m["mu11"] / a,
-            cv2.mean(response[y : y + h, x : x + w], mask=blob)[0],
-            cv2.mean(filled[y : y + h, x : x + w], mask=blob)[0],
-        )
+    """Per blob: area, centroid, central second moments (per pixel), mean response, mean level.
+
+    All blobs at once, each in a square window at the corner of its bounding box (blobs are
+    smaller than the pip kernel), rather than an OpenCV call per blob. Sums of whole numbers are
+    exact, and the divisions are done as ``cv2.moments`` and ``cv2.mean`` do them, so the
+    numbers are theirs to the last bit."""
+    width = labels.shape[1]
+    boxes: IntArray = np.asarray(stats, dtype=np.int32)[idx, :4]
+    side = int(boxes[:, 2:].max())
+    dx, dy, powers, offsets = _window(side, width)
+    at = (boxes[:, 1] * width + boxes[:, 0])[:, None] + offsets
+    # labels outside a blob's bounding box may be left from another frame: only the box counts
+    inside = labels.take(at, mode="clip") == idx[:, None]
+    inside &= (dx < boxes[:, 2:3]) & (dy < boxes[:, 3:4])
+    m00, m10, m01, m20, m02, m11 = (inside.astype(np.float64) @ powers).T
+    contrast_sum = (response.take(at, mode="clip") * inside).sum(axis=1)
+    level_sum = (filled.take(at, mode="clip") * inside).sum(axis=1)
+    inverse = 1.0 / m00
+    # central moments as cv2.moments forms them: mu20 = m20 - m10 * (m10 / m00), with 1 / m00 once
+    mu20 = m20 - m10 * (m10 * inverse)
+    mu11 = m11 - m10 * (m01 * inverse)
+    mu02 = m02 - m01 * (m01 * inverse)
+    out: FloatArray = np.column_stack(
+        [m00, boxes[:, 0] + m10 / m00, boxes[:, 1] + m01 / m00, mu20 / m00, mu02 / m00, mu11 / m00, contrast_sum * inverse, level_sum * inverse]
+    )
     return out
+
+
+@lru_cache(maxsize=16)
+def _window(side: int, width: int) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
+    """For a ``side`` square window in a frame ``width`` wide, flattened: each pixel's column and
+    row, its powers 1, x, y, x^2, y^2, xy (the moments are sums of these), and its offset in the
+    flattened frame."""
+    dy, dx = (a.ravel() for a in np.mgrid[0:side, 0:side])
+    powers = np.column_stack([np.ones(side * side), dx, dy, dx * dx, dy * dy, dx * dy]).astype(np.float64)
+    return dx, dy, powers, dy * width + dx
 
 
 def _pip_rows(
@@ -369,10 +453,11 @@ def _pip_rows(
     ellipse_area = math.pi * 4 * np.sqrt(l1 * l2)
     fill = area / ellipse_area
     diam = 2 * np.sqrt(area / math.pi)
-    rows = np.column_stack([mx, my, diam, ratio, angle, contrast, level, fill])
     good = (contrast >= config.min_pip_contrast) & (ratio >= config.min_ratio) & (fill > min_fill) & (fill < 1.35) & (diam >= 2.2)
-    rows = rows[good]
-    out: FloatArray = np.hstack([rows, _shape_tensor(rows[:, _RATIO], rows[:, _ANGLE])])
+    out: FloatArray = np.empty((int(np.count_nonzero(good)), _COLUMNS))
+    for column, values in enumerate((mx, my, diam, ratio, angle, contrast, level, fill)):
+        out[:, column] = values[good]
+    out[:, _TENSOR] = _shape_tensor(out[:, _RATIO], out[:, _ANGLE])
     return out
 
 
