@@ -150,8 +150,9 @@ class FaceDetector:
             if len(pips) == 0:
                 continue
             for group in _link(grey, pips, dark, self.config):
-                groups.append((grey, pips, group, dark))
-                found.append(_faces_from_group(frame, grey, pips, group, scale, dark))
+                for part in _split(grey, pips, group, dark, self.config):
+                    groups.append((grey, pips, part, dark))
+                    found.append(_faces_from_group(frame, grey, pips, part, scale, dark))
         symbols: list[FaceCandidate] = []
         # symbols are big: quarter resolution finds them at a sixteenth of the cost; both
         # polarities search the one working copy, so its quarter-size copy is made once
@@ -654,6 +655,10 @@ def _faces_from_group(
             return [_candidate(frame, members, None, scale, dark, CandidateFlag.NO_LAYOUT)]
     if len(members) == 1:
         return []  # a lone mark that is no face has no smaller faces in it
+    if len(members) > _MOST_LINKED:
+        # more alike marks on one unbroken surface than the faces of a few dice show: a dotted
+        # cloth or printed pattern, not dice (and its subsets would be far too many to search)
+        return []
     alive = np.arange(len(members))
     layouts: dict[bytes, LayoutFit | None] = {}
     surfaces: dict[bytes, _Surface] = {}
@@ -717,6 +722,22 @@ def _faces_from_group(
     if len(remaining) >= 3 and not faces and _alike(remaining):
         faces.append(_candidate(frame, remaining, None, scale, dark, CandidateFlag.NO_LAYOUT))
     return faces
+
+
+def _split(grey: Grey, pips: FloatArray, group: list[int], dark: bool, config: DetectorConfig) -> list[list[int]]:
+    """``group`` as it is, or, when it links more pips than a few dice show (dice on a dotted
+    cloth, whose dots link to their pips), linked again with a die face's own likeness (pips of
+    one size and shape, close together); parts still too big are no dice and go."""
+    if len(group) <= _MOST_LINKED:
+        return [group]
+    strict = replace(config, max_size_ratio=1.3, max_shape_difference=ALIKE_SHAPE * 2, link_distance=4.5)
+    parts = _link(grey, pips[group], dark, strict)
+    return [[group[i] for i in part] for part in parts if len(part) <= _MOST_LINKED]
+
+
+#: Most pips one linked group may have to be searched for faces: the three faces of a die an
+#: oblique camera sees hold at most 15, and two dice of one colour seldom link whole.
+_MOST_LINKED = 36
 
 
 def _symmetric_subsets(pips: FloatArray) -> list[IndexArray]:

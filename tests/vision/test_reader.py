@@ -212,3 +212,19 @@ def test_a_dim_frame_reads_as_a_well_exposed_one(image: str, values: tuple[int, 
     assert ok
     reading = DiceReader().read(cv2.imdecode(data, cv2.IMREAD_COLOR))
     assert reading.all_ok and tuple(sorted(reading.values)) == values
+
+
+@needs_real
+def test_dice_on_a_dotted_cloth_are_read_and_the_dots_are_not_dice() -> None:
+    # a cloth of evenly spaced dark dots links into one group of over a thousand marks
+    import cv2
+
+    cloth = np.full((480, 640, 3), 200, dtype=np.uint8)
+    for y in range(10, 480, 16):
+        for x in range(10, 640, 16):
+            cv2.circle(cloth, (x, y), 3, (40, 40, 40), -1)
+    assert DiceReader().read(cloth).dice == ()
+    frame = cloth.copy()
+    frame[230:360, 250:400] = load_image(REAL_D6 / "five_10.jpg")[230:360, 250:400]
+    reading = DiceReader().read(frame)
+    assert [(d.value, d.status) for d in reading.dice] == [(5, DieStatus.OK)]
