@@ -203,8 +203,10 @@ class FaceDetector:
 def _lifted(grey: Grey) -> Grey:
     """``grey`` brightened when the frame is dim (its brightest percent darker than ``_DIM``), so
     that pip contrast, which the search measures in grey levels, is as in a well-exposed frame."""
-    step = max(1, int(math.sqrt(grey.size / 320_000)))  # a 640x480 sample tells as well as 12 MP
-    sample = grey[::step, ::step] if step > 1 else grey
+    # every fourth pixel or so tells as well as all of them, at a sixteenth of the cost
+    h, w = grey.shape
+    step = max(1, int(math.sqrt(grey.size / 20_000)))
+    sample = cv2.resize(grey, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_NEAREST)
     hist = cv2.calcHist([sample], [0], None, [256], [0, 256]).ravel()
     bright = int(np.searchsorted(np.cumsum(hist), 0.999 * sample.size))
     if bright >= _DIM:
