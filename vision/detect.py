@@ -1141,13 +1141,21 @@ def _towards_camera(faces: list[FaceCandidate], size: Callable[[FaceCandidate], 
     major = 0.5 * math.atan2(2 * xy, xx - yy)
     ax, ay = -math.sin(major), math.cos(major)  # the short axis
     # nearer dice look bigger: pips grow towards the camera along that line
-    along = np.array([f.center[0] * ax + f.center[1] * ay for f in laid_out])
-    pip = np.array([_median([p.diameter for p in f.pips]) for f in laid_out])
-    if len(laid_out) >= 3 and float(np.ptp(along)) > 0:
-        r = float(np.corrcoef(along, pip)[0, 1])
-        slope = float(np.polyfit(along, pip, 1)[0])
-        if abs(r) > 0.5 and abs(slope) * float(np.ptp(along)) > 0.1 * float(pip.mean()):
-            return (ax, ay) if slope > 0 else (-ax, -ay)
+    along = [f.center[0] * ax + f.center[1] * ay for f in laid_out]
+    pip = [_median([p.diameter for p in f.pips]) for f in laid_out]
+    n = len(laid_out)
+    if n >= 3:
+        # least-squares slope and correlation of pip size on place, in closed form (a handful of
+        # values: numpy's fitting costs more than the sums)
+        ma, mp = sum(along) / n, sum(pip) / n
+        saa = sum((a - ma) ** 2 for a in along)
+        spp = sum((q - mp) ** 2 for q in pip)
+        sap = sum((a - ma) * (q - mp) for a, q in zip(along, pip))
+        if saa > 0 and spp > 0:
+            slope = sap / saa
+            r = sap / math.sqrt(saa * spp)
+            if abs(r) > 0.5 and abs(slope) * (max(along) - min(along)) > 0.1 * mp:
+                return (ax, ay) if slope > 0 else (-ax, -ay)
     lean = 0.0
     pairs = 0
     for index, a in enumerate(laid_out):
