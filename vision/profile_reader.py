@@ -295,7 +295,7 @@ def _exemplar_distances(
 @dataclass(frozen=True)
 class _Shifted:
     """A crop's descriptor moved by up to ``reach`` pixels each way, by cell: ``cells`` is
-    (cells, shifts, pixels of a cell), ``norms`` each cell's squared norm per shift."""
+    (cells, pixels of a cell, shifts), ``norms`` each cell's squared norm per shift."""
 
     cells: FloatArray
     norms: FloatArray
@@ -306,9 +306,9 @@ class _Shifted:
         padded = np.pad(descriptor.reshape(2, size, size), ((0, 0), (reach, reach), (reach, reach)))
         # Every window at once (a view: map, dy, dx, y, x), laid out by cell in a single copy.
         windows = sliding_window_view(padded, (size, size), axis=(1, 2))
-        by_cell = windows.reshape(2, span, span, _GRID, _STEP, _GRID, _STEP).transpose(0, 3, 5, 1, 2, 4, 6)
-        cells = np.ascontiguousarray(by_cell, dtype=np.float32).reshape(_CELLS, span * span, _STEP * _STEP)
-        return cls(cells, np.einsum("ksp,ksp->ks", cells, cells))
+        by_cell = windows.reshape(2, span, span, _GRID, _STEP, _GRID, _STEP).transpose(0, 3, 5, 4, 6, 1, 2)
+        cells = np.ascontiguousarray(by_cell, dtype=np.float32).reshape(_CELLS, _STEP * _STEP, span * span)
+        return cls(cells, np.einsum("kps,kps->ks", cells, cells))
 
 
 def _aligned_distances(
@@ -328,7 +328,10 @@ def _aligned_distances(
     own cell lines up. Every cell against every shift is one batched product per cell
     (|a - b|^2 = |a|^2 + |b|^2 - 2ab), rather than a moved copy of the crop per shift."""
     chosen = _turns(similarity, rows, turns)
-    cross = np.matmul(cells[chosen].transpose(1, 0, 2), query.cells.transpose(0, 2, 1))  # cells x candidates x shifts
+    # Both operands contiguous: given strided views, numpy's product is many times slower
+    # whenever other processes keep the cores busy.
+    candidates = np.ascontiguousarray(cells[chosen].transpose(1, 0, 2))
+    cross = np.matmul(candidates, query.cells)  # cells x candidates x shifts
     half = _CELLS // 2
     best_shift = np.argmax(cross[:half].sum(axis=0), axis=1)
     around = _nearby_shifts(cross.shape[2], best_shift, reach)
