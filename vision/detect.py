@@ -1202,6 +1202,11 @@ def _judge_size(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     return out
 
 
+#: Squareness (pip minor/major axis) below which a face cannot be a top face seen from a camera
+#: within about 45 degrees of straight down, even at the edge of a wide lens's view.
+_FLATTEST_TOP = 0.45
+
+
 def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     """Compares each face's foreshortening with the frame's top faces.
 
@@ -1209,7 +1214,13 @@ def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     faces in view, and dice lying flat are foreshortened about alike (a little less towards the
     camera). A lone mark or markless group much more foreshortened than the squarest faces is a
     side face or a stray mark and goes; a laid-out face of several pips that far off is cocked.
+    A face flatter than any top face such a camera sees (about 60 degrees off square-on, with
+    the spread of a wide lens) is a side face whose top was not found, and is not read.
     """
+    faces = [
+        replace(f, flags=f.flags | CandidateFlag.TOP_UNSURE) if f.layout is not None and f.squareness < _FLATTEST_TOP else f
+        for f in faces
+    ]
     laid_out = [f.squareness for f in faces if f.layout is not None]
     if len(laid_out) < 2:
         return faces
