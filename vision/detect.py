@@ -225,7 +225,12 @@ def _top_faces(found: list[list[FaceCandidate]], symbols: list[FaceCandidate], w
     faces.extend(_away_from_pips(symbols, faces))
     faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
     faces = _drop_small_marks(faces)
-    return _keep_top_faces(faces, width, height)
+    # a face flatter than any top face such a camera sees (about 60 degrees off square-on, with
+    # the spread of a wide lens) is a side face whose top was not found, and is not read
+    return [
+        replace(f, flags=f.flags | CandidateFlag.TOP_UNSURE) if f.layout is not None and f.squareness < _FLATTEST_TOP else f
+        for f in _keep_top_faces(faces, width, height)
+    ]
 
 
 def _shrink(halvings: list[Grey], scale: float) -> Grey:
@@ -1214,13 +1219,7 @@ def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     faces in view, and dice lying flat are foreshortened about alike (a little less towards the
     camera). A lone mark or markless group much more foreshortened than the squarest faces is a
     side face or a stray mark and goes; a laid-out face of several pips that far off is cocked.
-    A face flatter than any top face such a camera sees (about 60 degrees off square-on, with
-    the spread of a wide lens) is a side face whose top was not found, and is not read.
     """
-    faces = [
-        replace(f, flags=f.flags | CandidateFlag.TOP_UNSURE) if f.layout is not None and f.squareness < _FLATTEST_TOP else f
-        for f in faces
-    ]
     laid_out = [f.squareness for f in faces if f.layout is not None]
     if len(laid_out) < 2:
         return faces
