@@ -331,8 +331,15 @@ def _aligned_distances(
     # Both operands contiguous: given strided views, numpy's product is many times slower
     # whenever other processes keep the cores busy.
     candidates = np.ascontiguousarray(cells[chosen].transpose(1, 0, 2))
-    cross = np.matmul(candidates, query.cells)  # cells x candidates x shifts
     half = _CELLS // 2
+    if reach == 0:
+        # The crop moved as a whole only: the grey map finds the shift, then one difference.
+        fit = np.matmul(candidates[:half], query.cells[:half]).sum(axis=0)
+        moved = query.cells[:, :, np.argmax(fit, axis=1)].transpose(0, 2, 1)
+        whole = np.square(candidates - moved).sum(axis=2)
+        flat: npt.NDArray[np.float64] = (whole[:half] + whole[half:]).max(axis=0).reshape(len(rows), -1).min(axis=1).astype(np.float64)
+        return flat
+    cross = np.matmul(candidates, query.cells)  # cells x candidates x shifts
     best_shift = np.argmax(cross[:half].sum(axis=0), axis=1)
     around = _nearby_shifts(cross.shape[2], best_shift, reach)
     picked = np.take_along_axis(cross, around[None], axis=2)
