@@ -1224,14 +1224,43 @@ def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     if len(laid_out) < 2:
         return faces
     reference = float(np.percentile(laid_out, 80))
+    tops = [f for f in faces if f.layout is not None and f.pips]
+    tensors = {id(f): _face_tensor(f) for f in tops}
+    median = np.median(np.array(list(tensors.values())), axis=0)
     out: list[FaceCandidate] = []
     for face in faces:
         several = face.layout is not None and len(face.pips) >= 2
-        if several and face.squareness < reference - 0.3:
+        if several and (face.squareness < reference - 0.3 or _leans(face, tops, tensors, median)):
             out.append(replace(face, flags=face.flags | CandidateFlag.TILTED))
         elif several or face.squareness >= reference - 0.2:
             out.append(face)
     return out
+
+
+def _leans(face: FaceCandidate, tops: list[FaceCandidate], tensors: dict[int, FloatArray], median: FloatArray) -> bool:
+    """Whether ``face`` is tilted unlike the top faces of the dice it lies among: a die cocked on
+    a neighbour. Neighbouring dice lying flat are seen from about one direction, so their faces
+    are foreshortened alike; one far off both its nearest neighbour and the frame's median leans."""
+    own = tensors.get(id(face))
+    if own is None:
+        return False
+    size = float(max(face.box[2], face.box[3]))
+    near = [
+        (math.dist(face.center, other.center), other)
+        for other in tops
+        if other is not face and math.dist(face.center, other.center) < 1.6 * max(size, float(max(other.box[2], other.box[3])))
+    ]
+    if not near:
+        return False
+    nearest = min(near, key=lambda pair: pair[0])[1]
+    off_neighbour = float(np.sqrt(((own - tensors[id(nearest)]) ** 2).sum()))
+    off_frame = float(np.sqrt(((own - median) ** 2).sum()))
+    return off_neighbour > _LEAN and off_frame > _LEAN
+
+
+#: How far (matrix norm of the pips' shape tensors) a face's foreshortening may be from its
+#: neighbours' before its die is taken to lean; flat neighbours on real photos stay under 0.13.
+_LEAN = 0.2
 
 
 def _face_tensor(face: FaceCandidate) -> FloatArray:

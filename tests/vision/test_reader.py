@@ -129,6 +129,23 @@ def test_touching_dice_in_line_with_the_camera_are_both_read(seed: int) -> None:
     assert sorted(reading.values) == sorted(d.value for d in tray.truth)
 
 
+@pytest.mark.parametrize("seed", [526, 535, 541])
+def test_a_die_cocked_on_a_neighbour_is_reported_cocked(seed: int) -> None:
+    # leaning 22-38 degrees on the next die, its faces are foreshortened unlike its neighbours'
+    rng = np.random.default_rng(seed)
+    scene = sim.random_scene(rng, 5, tilt_deg=25, cocked=1)
+    tray = sim.render_tray(scene, rng)
+    reading = DiceReader().read(tray.frame)
+    assert any(d.status is DieStatus.COCKED for d in reading.dice)
+    # and no die lying flat is
+    (cocked,) = [t for t in tray.truth if t.status is DieStatus.COCKED]
+    for die in reading.dice:
+        if die.status is DieStatus.COCKED:
+            x, y, w, h = cocked.box
+            cx, cy = die.box[0] + die.box[2] / 2, die.box[1] + die.box[3] / 2
+            assert x - w / 2 <= cx <= x + 1.5 * w and y - h / 2 <= cy <= y + 1.5 * h
+
+
 def test_a_die_out_of_frame_is_not_read_as_a_value() -> None:
     rng = np.random.default_rng(4)
     scene = sim.random_scene(rng, 5, tilt_deg=25, out_of_frame=1)
