@@ -554,15 +554,14 @@ def _link(grey: npt.NDArray[np.uint8], pips: FloatArray, dark: bool, config: Det
     diam = pips[:, _DIAM]
     d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
     mean_d = (diam[:, None] + diam[None, :]) / 2
-    size_ratio = np.maximum(diam[:, None], diam[None, :]) / np.minimum(diam[:, None], diam[None, :])
+    # near pairs first, then likeness for those alone: a frame with a thousand marks (a dotted
+    # cloth) would otherwise build every pair's shape difference
+    ii, jj = np.nonzero(np.triu(d < config.link_distance * mean_d, k=1))
+    size_ratio = np.maximum(diam[ii], diam[jj]) / np.minimum(diam[ii], diam[jj])
     tensors = pips[:, _TENSOR]
-    shape_diff = np.sqrt(((tensors[:, None, :] - tensors[None, :, :]) ** 2).sum(-1))
-    candidate = (
-        (d < config.link_distance * mean_d)
-        & (size_ratio < config.max_size_ratio)
-        & (shape_diff < config.max_shape_difference)
-    )
-    np.fill_diagonal(candidate, False)
+    shape_diff = np.sqrt(((tensors[ii] - tensors[jj]) ** 2).sum(-1))
+    alike = (size_ratio < config.max_size_ratio) & (shape_diff < config.max_shape_difference)
+    ii, jj = ii[alike], jj[alike]
     parent = list(range(n))
 
     def find(i: int) -> int:
@@ -571,7 +570,6 @@ def _link(grey: npt.NDArray[np.uint8], pips: FloatArray, dark: bool, config: Det
             i = parent[i]
         return i
 
-    ii, jj = np.nonzero(np.triu(candidate))
     unbroken = _surfaces_unbroken(grey, pips[ii], pips[jj], dark, config)
     for i, j in zip(ii[unbroken].tolist(), jj[unbroken].tolist()):
         ri, rj = find(i), find(j)
