@@ -367,7 +367,8 @@ def _coarse_similarity(coarse_bank: FloatArray, variants: int, descriptor: Float
 
 def pairwise_distances(crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
     """The symmetric matrix of distances between face crops, each pair in its best turn, by the
-    same measure the classifier uses (0 on the diagonal).
+    same measure the classifier uses to tell its closest faces apart, aligned cell by cell (0 on
+    the diagonal).
 
     Used to cluster the top faces of free rolls: two crops of the same face in any turn are close.
     """
@@ -383,9 +384,7 @@ def pairwise_distances(crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np
     rows = np.arange(count)
     distances = np.stack(
         [
-            _aligned_distances(
-                cells, norms, _coarse_similarity(coarse, variants, plain[i]), _Shifted.of(plain[i], 2), rows, turns=4, reach=0
-            )
+            _aligned_distances(cells, norms, _coarse_similarity(coarse, variants, plain[i]), _Shifted.of(plain[i]), rows, turns=4)
             for i in range(count)
         ]
     )
