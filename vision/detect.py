@@ -1143,10 +1143,11 @@ def _towards_camera(faces: list[FaceCandidate], size: Callable[[FaceCandidate], 
         return None  # hardly foreshortened: a camera nearly straight above has no side to tell
     major = 0.5 * math.atan2(2 * xy, xx - yy)
     ax, ay = -math.sin(major), math.cos(major)  # the short axis
-    # nearer dice look bigger: pips grow towards the camera along that line
-    along = [f.center[0] * ax + f.center[1] * ay for f in laid_out]
-    pip = [_median([p.diameter for p in f.pips]) for f in laid_out]
-    n = len(laid_out)
+    # nearer dice look bigger: pips grow towards the camera along that line (top faces only, as
+    # a side face's pips look smaller for being foreshortened)
+    along = [f.center[0] * ax + f.center[1] * ay for f in tops]
+    pip = [_median([p.diameter for p in f.pips]) for f in tops]
+    n = len(tops)
     if n >= 3:
         # least-squares slope and correlation of pip size on place, in closed form (a handful of
         # values: numpy's fitting costs more than the sums)
