@@ -1222,10 +1222,10 @@ def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     laid_out = [f.squareness for f in faces if f.layout is not None]
     if len(laid_out) < 2:
         return faces
-    reference = float(np.percentile(laid_out, 80))
+    reference = _percentile(laid_out, 0.8)
     tops = [f for f in faces if f.layout is not None and f.pips]
     tensors = {id(f): _face_tensor(f) for f in tops}
-    median = np.median(np.array(list(tensors.values())), axis=0)
+    median = np.array([_median([float(t[k]) for t in tensors.values()]) for k in range(3)])
     out: list[FaceCandidate] = []
     for face in faces:
         several = face.layout is not None and len(face.pips) >= 2
@@ -1234,6 +1234,16 @@ def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
         elif several or face.squareness >= reference - 0.2:
             out.append(face)
     return out
+
+
+def _percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile as ``np.percentile`` computes it (linear between the nearest two), without
+    its overhead on the handful of values of a frame."""
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (at - low))
 
 
 def _leans(face: FaceCandidate, tops: list[FaceCandidate], tensors: dict[int, FloatArray], median: FloatArray) -> bool:
