@@ -2,15 +2,19 @@
 
 The pips are the one thing every d6 shares whatever its colour, so the search starts from them:
 
-1. Scale. A coarse look at a small copy of the frame measures the pips; the frame is then resampled
-   so that pips are about :attr:`DetectorConfig.target_pip` pixels wide, whatever the camera.
+1. Scale. A camera-sized frame (up to 800 px) is searched as it is; a bigger one has its pips
+   measured on a small copy first and is resampled so that pips are about
+   :attr:`DetectorConfig.target_pip` pixels wide, whatever the camera. A dim frame is brightened.
 2. Pips. Dark pips are what a morphological closing fills in (black-hat), light pips what an
    opening removes (top-hat); each blob is measured as an ellipse.
 3. Faces. Pips are linked when they are alike (polarity, size, the ellipse that tells how their
    face is tilted) and the surface between them is unbroken face, not the edge of a die or the gap
    between two dice. Each linked group is matched to a pip layout (:mod:`vision.layout`).
 4. Top faces only. An oblique camera also sees side faces; of the faces of one die, the top face is
-   the one seen most square-on, and the others are dropped so that side pips never add.
+   the one seen most square-on, and the others are dropped so that side pips never add. In a view
+   steeper than 45 degrees the front face looks the squarer, so of two faces of one die in line
+   with the camera and nearly as square, the one further from the camera is the top; which way the
+   camera is comes from the frame. A face tilted unlike its neighbours is cocked.
 """
 
 from __future__ import annotations
