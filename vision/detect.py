@@ -772,14 +772,6 @@ def _symmetric_subsets(pips: FloatArray) -> list[IndexArray]:
     return out
 
 
-def _fit(grey: Grey, pips: FloatArray, dark: bool) -> LayoutFit | None:
-    """The layout of ``pips`` if they match one and the surface around them looks like a die face."""
-    fit = _pip_layout(pips)
-    if fit is None or not _face_surface_plain(grey, fit, pips, dark):
-        return None
-    return fit
-
-
 def _pip_layout(pips: FloatArray) -> LayoutFit | None:
     """The layout of ``pips`` if they are alike and match one (the surface is not checked)."""
     if len(pips) > 6:
@@ -892,10 +884,6 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool, grid
         if depth.max() > 0.35 * contrast:
             return _Surface.BUSY
     return _Surface.PLAIN
-
-
-def _face_surface_plain(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool) -> bool:
-    return _face_surface(grey, fit, pips, dark) is _Surface.PLAIN
 
 
 _GRID = np.array([(x, y) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)])
