@@ -887,7 +887,6 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool, grid
 
 
 _GRID = np.array([(x, y) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)])
-_GRID_CORNERS = np.array([(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)])
 _SPOT = np.array([(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)])
 
 
@@ -925,7 +924,7 @@ def _candidate(
     if fit is not None and layout and fit.value >= 2:
         # every place of the 3x3 grid lies within its corners: when each corner has room for a
         # whole pip inside the frame, no pip can be missing, though the face's rim may be cut
-        corners = fit_full.to_pixels(_GRID_CORNERS)
+        corners = face_outline(fit_full, half_side=1.0)
         margin = float(full[:, _DIAM].max())
         cut = bool((corners < margin).any() or (corners[:, 0] > w - 1 - margin).any() or (corners[:, 1] > h - 1 - margin).any())
     else:
