@@ -184,22 +184,31 @@ class FaceDetector:
         return [(grey, _find_pips(grey, kernel, dark, self.config)) for dark in (True, False)]
 
     def _typical_pip(self, *found: FloatArray) -> float | None:
+        sizes = self._pip_sizes(*found)
+        return _median(sizes) if len(sizes) >= 2 else None
+
+    def _pip_sizes(self, *found: FloatArray) -> list[float]:
+        """Diameters of the round, well-inked marks among ``found``: the pips that set the scale."""
         sizes: list[float] = []
         for pips in found:
             if len(pips):
                 strong = pips[(pips[:, _RATIO] > 0.6) & (pips[:, _CONTRAST] > self.config.min_pip_contrast)]
                 sizes.extend(strong[:, _DIAM].tolist())
-        return _median(sizes) if len(sizes) >= 2 else None
+        return sizes
 
     def _working_scale(self, halvings: list[Grey]) -> float:
         """The scale that makes pips about ``target_pip`` wide, measured on a small copy."""
         h, w = int(halvings[0].shape[0]), int(halvings[0].shape[1])
         coarse = min(1.0, self.config.coarse_side / max(h, w))
         small = _shrink(halvings, coarse)
-        measured = self._typical_pip(*(_find_pips(small, 15, dark, self.config) for dark in (True, False)))
-        if measured is None:
+        sizes = self._pip_sizes(*(_find_pips(small, 15, dark, self.config) for dark in (True, False)))
+        if not sizes:
             return min(1.0, 1024.0 / float(max(h, w)))
-        scale = float(self.config.target_pip / (measured / coarse))
+        measured = _median(sizes)
+        # the biggest mark that can still be a pip (a one-pip is often twice the others) must fit
+        # the search as well, as it does in a camera-sized frame
+        largest = max(size for size in sizes if size <= 2.5 * measured)
+        scale = float(min(self.config.target_pip / measured, 1.7 * self.config.target_pip / largest) * coarse)
         # resampling a frame by a few per cent gains nothing and costs time
         return 1.0 if scale > 0.9 else scale
 
