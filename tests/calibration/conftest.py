@@ -37,12 +37,12 @@ def face_crops(design: DieDesign, count: int, seed: int) -> list[tuple[int, np.n
     return out
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def barbarian_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return hero_folder(tmp_path_factory.mktemp("barbarian-photos"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def barbarian(barbarian_dir: Path) -> DieProfile:
     return build_from_folder("barbarian", barbarian_dir)
 

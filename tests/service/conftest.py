@@ -132,7 +132,7 @@ def scene_frames(seed: int) -> np.ndarray:
     return render_tray(scene, rng).frame
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def replay_scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A replay folder: three different still scenes of 12 frames each (0.4 s at 30 fps)."""
     folder = tmp_path_factory.mktemp("replay")
