@@ -1,4 +1,5 @@
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -102,11 +103,15 @@ def test_reader_repr_is_a_constructor_call() -> None:
 sim = pytest.importorskip("hardware.sim")
 
 
+def _tray(seed: int, **scene: Any) -> Any:
+    """A seeded rendered tray of five dice (``scene``: :func:`hardware.sim.random_scene` options)."""
+    rng = np.random.default_rng(seed)
+    return sim.render_tray(sim.random_scene(rng, 5, **scene), rng)
+
+
 @pytest.mark.parametrize("seed", [1, 11, 21])
 def test_rendered_pip_dice_are_read(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    scene = sim.random_scene(rng, 5, tilt_deg=20)
-    tray = sim.render_tray(scene, rng)
+    tray = _tray(seed, tilt_deg=20)
     reading = DiceReader().read(tray.frame)
     truth = sorted(d.value for d in tray.truth)
     read = sorted(reading.values)
@@ -122,9 +127,7 @@ def test_rendered_pip_dice_are_read(seed: int) -> None:
 def test_touching_dice_in_line_with_the_camera_are_both_read(seed: int) -> None:
     # at 25 degrees a die's front face is far more foreshortened than its top, so two faces
     # foreshortened alike, one behind the other, are the tops of two touching dice
-    rng = np.random.default_rng(seed)
-    scene = sim.random_scene(rng, 5, tilt_deg=25, touching=2)
-    tray = sim.render_tray(scene, rng)
+    tray = _tray(seed, tilt_deg=25, touching=2)
     reading = DiceReader().read(tray.frame)
     assert sorted(reading.values) == sorted(d.value for d in tray.truth)
 
@@ -132,9 +135,7 @@ def test_touching_dice_in_line_with_the_camera_are_both_read(seed: int) -> None:
 @pytest.mark.parametrize("seed", [526, 535, 541])
 def test_a_die_cocked_on_a_neighbour_is_reported_cocked(seed: int) -> None:
     # leaning 22-38 degrees on the next die, its faces are foreshortened unlike its neighbours'
-    rng = np.random.default_rng(seed)
-    scene = sim.random_scene(rng, 5, tilt_deg=25, cocked=1)
-    tray = sim.render_tray(scene, rng)
+    tray = _tray(seed, tilt_deg=25, cocked=1)
     reading = DiceReader().read(tray.frame)
     assert any(d.status is DieStatus.COCKED for d in reading.dice)
     # and no die lying flat is
@@ -147,9 +148,7 @@ def test_a_die_cocked_on_a_neighbour_is_reported_cocked(seed: int) -> None:
 
 
 def test_a_die_out_of_frame_is_not_read_as_a_value() -> None:
-    rng = np.random.default_rng(4)
-    scene = sim.random_scene(rng, 5, tilt_deg=25, out_of_frame=1)
-    tray = sim.render_tray(scene, rng)
+    tray = _tray(4, tilt_deg=25, out_of_frame=1)
     reading = DiceReader().read(tray.frame)
     ok_truth = sorted(d.value for d in tray.truth if d.status is DieStatus.OK)
     assert sorted(reading.values) == ok_truth
