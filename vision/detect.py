@@ -22,7 +22,6 @@ from __future__ import annotations
 import enum
 import math
 import threading
-from collections.abc import Callable
 from functools import cached_property, lru_cache
 from typing import Any
 from dataclasses import dataclass, field, replace
@@ -1040,9 +1039,6 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     if len(faces) < 2:
         return faces
 
-    def size(f: FaceCandidate) -> float:
-        return float(max(f.box[2], f.box[3]))
-
     tensors: dict[int, FloatArray] = {}
 
     def tensor(f: FaceCandidate) -> FloatArray:
@@ -1058,14 +1054,14 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
     # which way the camera is in the image: side faces show on the camera's side of their top faces
-    known = _towards_camera(faces, size)
+    known = _towards_camera(faces)
     ux, uy = known if known is not None else (0.0, 1.0)
     kept: list[FaceCandidate] = []
     # centre and size of each kept face, worked out once: a face replaced below keeps its outline
     places: list[tuple[float, float, float]] = []
     for face in order:
         cx, cy = face.center
-        own = size(face)
+        own = _size(face)
         t = tensor(face)
         drop = False
         # the nearest kept face first: a side face is judged against its own die's top face, not
@@ -1121,7 +1117,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
 _FRONT_AS_SQUARE = 0.82
 
 
-def _towards_camera(faces: list[FaceCandidate], size: Callable[[FaceCandidate], float]) -> tuple[float, float] | None:
+def _towards_camera(faces: list[FaceCandidate]) -> tuple[float, float] | None:
     """The direction in the image from top faces towards the side faces the camera also sees, as a
     unit vector, or ``None`` when the frame does not tell.
 
@@ -1167,7 +1163,7 @@ def _towards_camera(faces: list[FaceCandidate], size: Callable[[FaceCandidate], 
         for b in laid_out[index + 1 :]:
             bx, by = b.center
             dist = math.hypot(bx - cx, by - cy)
-            if dist == 0.0 or dist > 1.25 * max(size(a), size(b)) or abs(a.squareness - b.squareness) < 0.15:
+            if dist == 0.0 or dist > 1.25 * max(_size(a), _size(b)) or abs(a.squareness - b.squareness) < 0.15:
                 continue
             sign = 1.0 if a.squareness > b.squareness else -1.0
             lean += sign * ((bx - cx) * ax + (by - cy) * ay) / dist
@@ -1253,11 +1249,11 @@ def _leans(face: FaceCandidate, tops: list[FaceCandidate], tensors: dict[int, Fl
     own = tensors.get(id(face))
     if own is None:
         return False
-    size = float(max(face.box[2], face.box[3]))
+    size = _size(face)
     near = [
         (math.dist(face.center, other.center), other)
         for other in tops
-        if other is not face and math.dist(face.center, other.center) < 1.6 * max(size, float(max(other.box[2], other.box[3])))
+        if other is not face and math.dist(face.center, other.center) < 1.6 * max(size, _size(other))
     ]
     if not near:
         return False
