@@ -578,6 +578,39 @@ def _median_u8(values: npt.NDArray[np.uint8]) -> float:
     return (float(low) + float(high)) / 2.0
 
 
+#: A side face seen beside the top (a die away from under the camera) is darker than the top by at
+#: least ``_SIDE_CONTRAST`` grey levels, the squared gap is ``_SIDE_SEPARATION`` times the two
+#: surfaces' variances or more, and the top is at most ``_SIDE_SHARE`` of the paper's outline.
+#: One face in uneven light is split by none of these (a gradient halved scores 6).
+_SIDE_CONTRAST = 28.0
+_SIDE_SEPARATION = 9.0
+_SIDE_SHARE = 0.92
+
+
+def _two_surfaces(bright: npt.NDArray[np.generic], dim: npt.NDArray[np.generic]) -> bool:
+    """Whether two sets of paper pixels are two surfaces (a top and a side face) rather than one
+    face in uneven light: much apart, and each much tighter than the gap (a shading gradient split
+    in two is as wide as the gap between its halves)."""
+    gap = float(bright.mean()) - float(dim.mean())
+    spread = float(bright.var()) + float(dim.var())
+    return gap >= _SIDE_CONTRAST and gap * gap >= _SIDE_SEPARATION * max(spread, 1.0)
+
+
+def _solid_square(mask: npt.NDArray[np.uint8], min_area: float) -> tuple[npt.NDArray[np.float64], float] | None:
+    """The corners and area of the biggest blob of ``mask`` (0/255) when it is a solid square of
+    at least ``min_area`` pixels, else ``None``."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    biggest = cv2.convexHull(max(contours, key=cv2.contourArea))
+    area = float(cv2.contourArea(biggest))
+    rect = cv2.minAreaRect(biggest)
+    rw, rh = rect[1]
+    if area < min_area or min(rw, rh) < 0.75 * max(rw, rh) or area < 0.8 * rw * rh:
+        return None
+    return cv2.boxPoints(rect).astype(np.float64), area
+
+
 class BodyDetector(FaceDetector):
     """Finds dice by their bodies, not their pips: for dice whose faces carry artwork.
 
@@ -772,16 +805,24 @@ class BodyDetector(FaceDetector):
         size = max(3, int(side / 4) | 1)
         closing = cv2.getStructuringElement(cv2.MORPH_RECT, (size, size))
         bright = np.asarray(cv2.bitwise_and(cv2.morphologyEx(bright, cv2.MORPH_CLOSE, closing), body), np.uint8)
-        contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if not contours:
+        found = _solid_square(bright, 0.45 * float(cv2.contourArea(hull)))
+        if found is None:
             return None
-        biggest = cv2.convexHull(max(contours, key=cv2.contourArea))
-        area = float(cv2.contourArea(biggest))
-        (cx, cy), (rw, rh), angle = cv2.minAreaRect(biggest)
-        if area < 0.45 * float(cv2.contourArea(hull)) or min(rw, rh) < 0.75 * max(rw, rh) or area < 0.8 * rw * rh:
-            return None
-        quad: npt.NDArray[np.float64] = cv2.boxPoints(((cx + x, cy + y), (rw, rh), angle)).astype(np.float64)
-        return quad
+        square, area = found
+        # A side face lit a little less than the top is paper too at the split against ink. When
+        # the paper's darker part is much darker and leaves a smaller square, that is the top.
+        paper = patch[(bright > 0) & (patch > level)]
+        if len(paper) >= 16:
+            top_level, _ = cv2.threshold(paper.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+            darker = paper <= top_level
+            if darker.any() and (~darker).any() and _two_surfaces(paper[~darker], paper[darker]):
+                lit = np.where((bright > 0) & (patch > top_level), 255, 0).astype(np.uint8)
+                lit = np.asarray(cv2.bitwise_and(cv2.morphologyEx(lit, cv2.MORPH_CLOSE, closing), body), np.uint8)
+                top = _solid_square(lit, 0.45 * float(cv2.contourArea(hull)))
+                if top is not None and 0.55 * area <= top[1] <= _SIDE_SHARE * area:
+                    square = top[0]
+        out: npt.NDArray[np.float64] = square + np.array([x, y], np.float64)
+        return out
 
     def _candidate(
         self, frame: Frame, quad: npt.NDArray[np.float64], w: int, h: int, outline: npt.NDArray[np.int32] | None = None
