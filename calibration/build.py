@@ -18,9 +18,10 @@ with several, two faces that look the same (the pair is named), an unreadable im
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ import numpy.typing as npt
 
 from calibration.errors import ProfileError
 from calibration.fitting import fit
-from calibration.profiles import DieProfile, check_label, check_name
+from calibration.profiles import DieProfile, check_label, check_name, read_pips
 from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import DatasetError, ImageLoadError
@@ -208,7 +209,35 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
             raise ProfileError(f"{str(faces_file)!r}: face {label!r} has no examples (no folder {label!r} in {str(root)!r})")
         faces.append(face)
     faces.sort(key=lambda f: (f.value, f.label))
-    return build_profile(name, faces, exemplars, source=str(root), seed=seed)
+    faces, finder = with_pip_faces(faces, exemplars, {label for label, entry in entries.items() if "pips" in entry})
+    return build_profile(name, faces, exemplars, source=str(root), seed=seed, finder=finder)
+
+
+#: Share of a face's example crops the pip reader must read as the face's own number for the face
+#: to count as showing pips.
+PIP_FACE_SHARE = 0.6
+
+
+def with_pip_faces(
+    faces: Sequence[CalibratedFace], exemplars: Mapping[str, Sequence[Crop]], given: Collection[str] = ()
+) -> tuple[list[CalibratedFace], str]:
+    """The faces, those whose examples show their own number in pips marked ``pips`` (unless
+    ``given`` says the faces file decided), and the finder for the set: ``pips`` when every face
+    shows pips, ``pips+bodies`` when some do (a pip die with an emblem), else ``bodies``.
+
+    Pips are found square-on from the pips themselves, at any angle and on any tray; bodies only
+    where the die stands out from the tray."""
+    out: list[CalibratedFace] = []
+    for face in faces:
+        crops = exemplars.get(face.label, ())
+        if face.label not in given and not face.pips and crops:
+            reads = [read_pips(crop) for crop in crops]
+            if sum(1 for read in reads if read is not None and read[0] == face.value) >= PIP_FACE_SHARE * len(crops):
+                face = dataclasses.replace(face, pips=True)
+        out.append(face)
+    shown = sum(1 for face in out if face.pips)
+    finder = "pips" if shown == len(out) else "pips+bodies" if shown else "bodies"
+    return out, finder
 
 
 #: Faces given per face label when calibrating from a labelled folder of frames.

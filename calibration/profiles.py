@@ -50,14 +50,16 @@ from vision.profile_reader import (
     CalibratedFace,
     ConfidenceTable,
     MatcherSettings,
+    PipsAndBodiesDetector,
     ProfileClassifier,
     TrayHint,
+    paper_colour,
 )
 from vision.reader import DiceReader
 
 MANIFEST = "profile.json"
 #: How a profile's dice are found in a frame: by their bodies (artwork faces) or by their pips.
-FINDERS = ("bodies", "pips")
+FINDERS = ("bodies", "pips", "pips+bodies")
 DIE_FORMAT = "dicetray-die-profile"
 FORMAT_VERSION = 1
 
@@ -138,7 +140,10 @@ class DieProfile:
         if self.finder == "pips":
             return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=FaceDetector())
         hint = tray if tray is not None else saved_tray_hint()
-        return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=BodyDetector(hint))
+        paper = paper_colour([crop for crops in self.exemplars.values() for crop in crops])
+        bodies = BodyDetector(hint, paper=paper)
+        detector = PipsAndBodiesDetector(bodies) if self.finder == "pips+bodies" else bodies
+        return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=detector)
 
     def exemplar_count(self) -> int:
         return sum(len(crops) for crops in self.exemplars.values())

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vision.classify import FaceResult
+from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import Frame, check_frame
@@ -452,6 +452,8 @@ class ProfileClassifier:
         self._cells: FloatArray = _by_cell(bank)
         self._norms: FloatArray = np.square(self._cells).sum(axis=2)
         self._pip_values = {face.value: face for face in self.faces if face.pips}
+        self._has_artwork = any(not face.pips for face in self.faces)
+        self._pip_classifier = PipClassifier()
 
     def __repr__(self) -> str:
         labels = ", ".join(face.label for face in self.faces)
@@ -552,7 +554,17 @@ class ProfileClassifier:
         return FaceMatch(nearest, DieStatus.UNREADABLE, 0.0, distance, margin, runner_up)
 
     def classify(self, candidate: FaceCandidate) -> FaceResult:
-        """Reads one top face (the :class:`~vision.classify.FaceClassifier` protocol)."""
+        """Reads one top face (the :class:`~vision.classify.FaceClassifier` protocol).
+
+        A face found by its pips, whose count is a face of the profile marked ``pips``, is read
+        as that face from its pips; every other face from its exemplars. A single round mark is
+        the exception when the profile has faces without pips: an emblem looks like a one."""
+        layout = candidate.layout
+        if layout is not None and layout.value in self._pip_values and not (layout.value == 1 and self._has_artwork):
+            pips = self._pip_classifier.classify(candidate)
+            if pips.status is DieStatus.OK:
+                face = self._pip_values[layout.value]
+                return FaceResult(face.value, face.label, pips.confidence, DieStatus.OK, face.symbol)
         found = self.match(candidate.crop)
         if not found.ok or found.face is None:
             return FaceResult(None, None, found.confidence, DieStatus.UNREADABLE)
@@ -568,6 +580,49 @@ class TrayHint:
     background: Frame | None = None
     roi: tuple[int, int, int, int] | None = None
     die_side: float = 0.0
+
+
+@dataclass(frozen=True)
+class PaperColour:
+    """The colour of a die set's faces (CIE Lab as OpenCV scales it, 0-255 each) and how far, at
+    most, its own faces stray from it (the 90th percentile distance, as :func:`paper_colour`
+    measures it). Dice are found by it where the tray is about as light as the dice."""
+
+    lab: tuple[float, float, float]
+    reach: float
+
+
+#: Lightness counts this much of a colour difference when a pixel is compared with the dice's
+#: colour: light and shade change it most, while the wood or cloth under white dice differs in hue.
+_PAPER_LIGHTNESS = 0.1
+
+
+def _paper_distance(lab: npt.NDArray[np.float32], colour: tuple[float, float, float]) -> npt.NDArray[np.float32]:
+    difference = lab - np.asarray(colour, np.float32)
+    out: npt.NDArray[np.float32] = np.sqrt(
+        _PAPER_LIGHTNESS * difference[..., 0] ** 2 + difference[..., 1] ** 2 + difference[..., 2] ** 2
+    ).astype(np.float32)
+    return out
+
+
+def paper_colour(crops: Sequence[npt.NDArray[np.uint8]]) -> PaperColour | None:
+    """The colour of the faces in ``crops`` (square BGR face crops): the lighter half of the middle
+    of each crop is its paper (the ink is darker). ``None`` without colour crops."""
+    samples: list[npt.NDArray[np.float32]] = []
+    for crop in crops:
+        if crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 5:
+            continue
+        h, w = crop.shape[:2]
+        middle = np.ascontiguousarray(crop[h // 5 : h - h // 5, w // 5 : w - w // 5])
+        lab = cv2.cvtColor(middle, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+        samples.append(lab[lab[:, 0] >= np.median(lab[:, 0])])
+    if not samples:
+        return None
+    paper = np.concatenate(samples)
+    colour = np.median(paper, axis=0)
+    lab_colour = (float(colour[0]), float(colour[1]), float(colour[2]))
+    reach = float(np.percentile(_paper_distance(paper, lab_colour), 90))
+    return PaperColour(lab_colour, reach)
 
 
 def _median_u8(values: npt.NDArray[np.uint8]) -> float:
@@ -621,10 +676,16 @@ class BodyDetector(FaceDetector):
     """
 
     def __init__(
-        self, hint: TrayHint | None = None, min_side: float = 12.0, inset: float = 0.04, min_contrast: float = 25.0
+        self,
+        hint: TrayHint | None = None,
+        min_side: float = 12.0,
+        inset: float = 0.04,
+        min_contrast: float = 25.0,
+        paper: PaperColour | None = None,
     ) -> None:
         super().__init__()
         self.hint = hint if hint is not None else TrayHint()
+        self.paper = paper
         self.min_side = min_side
         self.inset = inset
         self.min_contrast = min_contrast
@@ -667,6 +728,23 @@ class BodyDetector(FaceDetector):
         about 240 pixels high: a die is still dozens of pixels there, and the mask costs a quarter
         as much or less.
         """
+        return self._in_region(frame, self._mask)
+
+    def paper_foreground(self, frame: Frame) -> npt.NDArray[np.uint8]:
+        """The mask (0/255) of whatever has the dice's own colour (:attr:`paper`), at the frame's
+        size, worked out as :meth:`foreground` is; all zero when the colour is not known."""
+        paper = self.paper
+        if paper is None:
+            return np.zeros(frame.shape[:2], np.uint8)
+
+        def like_the_dice(image: Frame, _reference: Frame | None) -> npt.NDArray[np.uint8]:
+            lab = cv2.cvtColor(cv2.GaussianBlur(image, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
+            mask = np.where(_paper_distance(lab, paper.lab) < paper.reach, 255, 0).astype(np.uint8)
+            return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))), np.uint8)
+
+        return self._in_region(frame, like_the_dice)
+
+    def _in_region(self, frame: Frame, masker: Callable[[Frame, Frame | None], npt.NDArray[np.uint8]]) -> npt.NDArray[np.uint8]:
         h, w = frame.shape[:2]
         background = self.hint.background
         same_camera = background is not None and background.shape == frame.shape
@@ -680,24 +758,26 @@ class BodyDetector(FaceDetector):
             return np.zeros((h, w), np.uint8)
         region = frame[y0:y1, x0:x1]
         region_reference = reference[y0:y1, x0:x1] if reference is not None else None
-        mask = self._region_mask(region, region_reference)
+        mask = self._region_mask(region, region_reference, masker)
         if (x0, y0, x1, y1) == (0, 0, w, h):
             return mask
         full = np.zeros((h, w), np.uint8)
         full[y0:y1, x0:x1] = mask
         return full
 
-    def _region_mask(self, region: Frame, reference: Frame | None) -> npt.NDArray[np.uint8]:
+    def _region_mask(
+        self, region: Frame, reference: Frame | None, masker: Callable[[Frame, Frame | None], npt.NDArray[np.uint8]]
+    ) -> npt.NDArray[np.uint8]:
         h, w = region.shape[:2]
         factor = max(1, min(h, w) // 240)
         if factor == 1:
-            return self._mask(region, reference)
+            return masker(region, reference)
         size = (w // factor, h // factor)
         small = np.asarray(cv2.resize(region, size, interpolation=cv2.INTER_AREA), np.uint8)
         small_reference = (
             np.asarray(cv2.resize(reference, size, interpolation=cv2.INTER_AREA), np.uint8) if reference is not None else None
         )
-        mask = self._mask(small, small_reference)
+        mask = masker(small, small_reference)
         # Linear, then halfway: a smooth outline at full size rather than blocks of pixels.
         full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
         _, out = cv2.threshold(full, 127, 255, cv2.THRESH_BINARY)
@@ -759,8 +839,10 @@ class BodyDetector(FaceDetector):
     def find(self, frame: Frame) -> list[FaceCandidate]:
         """Every die body in ``frame``, as candidates with a rectified crop and no pips."""
         frame = check_frame(frame)
-        mask = self.foreground(frame)
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours = list(cv2.findContours(self.foreground(frame), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
+        if self.paper is not None:
+            # Dice about as light as the tray stand out by their own colour instead.
+            contours += cv2.findContours(self.paper_foreground(frame), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         h, w = frame.shape[:2]
         same_camera = self.hint.background is None or self.hint.background.shape == frame.shape
         expected = self.hint.die_side if same_camera else 0.0
@@ -777,6 +859,8 @@ class BodyDetector(FaceDetector):
                 continue  # not square and solid: two dice touching, a hand, a shadow
             if expected > 0 and not 0.6 * expected <= side <= 1.6 * expected:
                 continue
+            if any(c.box[0] <= cx <= c.box[0] + c.box[2] and c.box[1] <= cy <= c.box[1] + c.box[3] for c in found):
+                continue  # found by both masks
             quad = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
             top = self._top_face(frame, np.asarray(hull, np.int32), side)
             found.append(self._candidate(frame, top if top is not None else quad, w, h, outline=np.asarray(hull, np.int32)))
@@ -857,3 +941,26 @@ class BodyDetector(FaceDetector):
             flags=flags,
             quality=1.0,
         )
+
+
+class PipsAndBodiesDetector(FaceDetector):
+    """Finds the dice of a set with pips on most faces and artwork on others: faces by their pips
+    (the pip finder sees a face square-on from its pips, at any angle and on any tray), then the
+    dice the pips did not account for by their bodies."""
+
+    def __init__(self, bodies: BodyDetector | None = None, pips: FaceDetector | None = None) -> None:
+        super().__init__()
+        self.bodies = bodies if bodies is not None else BodyDetector()
+        self.pips = pips if pips is not None else FaceDetector()
+
+    def __repr__(self) -> str:
+        return f"PipsAndBodiesDetector(bodies={self.bodies!r}, pips={self.pips!r})"
+
+    def find(self, frame: Frame) -> list[FaceCandidate]:
+        """Every die in ``frame``: the pip finder's faces, then bodies whose centre none covers."""
+        found = self.pips.find(frame)
+        for body in self.bodies.find(frame):
+            cx, cy = body.center
+            if not any(c.box[0] <= cx <= c.box[0] + c.box[2] and c.box[1] <= cy <= c.box[1] + c.box[3] for c in found):
+                found.append(body)
+        return found
