@@ -595,6 +595,7 @@ class PaperColour:
 #: Lightness counts this much of a colour difference when a pixel is compared with the dice's
 #: colour: light and shade change it most, while the wood or cloth under white dice differs in hue.
 _PAPER_LIGHTNESS = 0.1
+_SPECK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 
 
 def _paper_distance(lab: npt.NDArray[np.float32], colour: tuple[float, float, float]) -> npt.NDArray[np.float32]:
@@ -623,6 +624,20 @@ def paper_colour(crops: Sequence[npt.NDArray[np.uint8]]) -> PaperColour | None:
     lab_colour = (float(colour[0]), float(colour[1]), float(colour[2]))
     reach = float(np.percentile(_paper_distance(paper, lab_colour), 90))
     return PaperColour(lab_colour, reach)
+
+
+def _rim_colour(lab: Frame) -> list[float]:
+    """The median colour of a frame's rim (a twentieth of its size all round), channel by channel."""
+    h, w = lab.shape[:2]
+    rim = max(2, min(h, w) // 20)
+    border = np.concatenate(
+        [lab[:rim].reshape(-1, 3), lab[-rim:].reshape(-1, 3), lab[rim:-rim, :rim].reshape(-1, 3), lab[rim:-rim, -rim:].reshape(-1, 3)]
+    )
+    return [_median_u8(np.ascontiguousarray(border[:, channel])) for channel in range(3)]
+
+
+def _blurred_lab(frame: Frame) -> Frame:
+    return np.asarray(cv2.cvtColor(cv2.GaussianBlur(frame, (0, 0), 1.0), cv2.COLOR_BGR2LAB), np.uint8)
 
 
 def _median_u8(values: npt.NDArray[np.uint8]) -> float:
@@ -693,20 +708,20 @@ class BodyDetector(FaceDetector):
     def __repr__(self) -> str:
         return f"BodyDetector(min_side={self.min_side!r}, inset={self.inset!r})"
 
-    def _distance(self, frame: Frame, background: Frame | None) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    def _distance(
+        self, frame: Frame, background: Frame | None, lab: Frame | None = None
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """How far each pixel's colour is from the tray's, and those distances for pixels known to
-        be tray (the frame's rim; the whole frame when the empty tray is known)."""
-        lab = cv2.cvtColor(cv2.GaussianBlur(frame, (0, 0), 1.0), cv2.COLOR_BGR2LAB)
+        be tray (the frame's rim; the whole frame when the empty tray is known). ``lab`` is the
+        frame in Lab, lightly blurred, when already worked out."""
+        lab = _blurred_lab(frame) if lab is None else lab
         h, w = frame.shape[:2]
         rim = max(2, min(h, w) // 20)
         if background is not None and background.shape == frame.shape:
             reference = cv2.cvtColor(cv2.GaussianBlur(background, (0, 0), 1.0), cv2.COLOR_BGR2LAB)
             difference = cv2.subtract(lab, reference, dtype=cv2.CV_32F)
         else:
-            border = np.concatenate(
-                [lab[:rim].reshape(-1, 3), lab[-rim:].reshape(-1, 3), lab[rim:-rim, :rim].reshape(-1, 3), lab[rim:-rim, -rim:].reshape(-1, 3)]
-            )
-            median = [_median_u8(border[:, channel]) for channel in range(3)]
+            median = _rim_colour(lab)
             # A (4, 1) array is how OpenCV takes a per-channel scalar.
             difference = cv2.subtract(lab, np.array([*median, 0.0]).reshape(4, 1), dtype=cv2.CV_32F)
         # Lightness counts less than colour (0.7 of it): shadows and light falloff change it most.
@@ -728,23 +743,35 @@ class BodyDetector(FaceDetector):
         about 240 pixels high: a die is still dozens of pixels there, and the mask costs a quarter
         as much or less.
         """
-        return self._in_region(frame, self._mask)
+        return self._in_region(frame, lambda image, reference: [self._mask(image, reference)])[0]
 
-    def paper_foreground(self, frame: Frame) -> npt.NDArray[np.uint8]:
-        """The mask (0/255) of whatever has the dice's own colour (:attr:`paper`), at the frame's
-        size, worked out as :meth:`foreground` is; all zero when the colour is not known."""
-        paper = self.paper
-        if paper is None:
-            return np.zeros(frame.shape[:2], np.uint8)
+    def masks(self, frame: Frame) -> list[npt.NDArray[np.uint8]]:
+        """:meth:`foreground` and, when :attr:`paper` is known, the mask of whatever has the dice's
+        own colour: dice about as light as the tray stand out by it instead."""
+        return self._in_region(frame, self._masks)
 
-        def like_the_dice(image: Frame, _reference: Frame | None) -> npt.NDArray[np.uint8]:
-            lab = cv2.cvtColor(cv2.GaussianBlur(image, (0, 0), 1.0), cv2.COLOR_BGR2LAB).astype(np.float32)
-            mask = np.where(_paper_distance(lab, paper.lab) < paper.reach, 255, 0).astype(np.uint8)
-            return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))), np.uint8)
+    def _masks(self, image: Frame, reference: Frame | None) -> list[npt.NDArray[np.uint8]]:
+        lab = _blurred_lab(image)
+        out = [self._mask(image, reference, lab)]
+        if self.paper is not None and self._alike(self.paper.lab, _rim_colour(lab)):
+            # OpenCV's own element-wise passes, squared distances against the squared reach: numpy's
+            # took several times as long on a whole frame.
+            difference = cv2.subtract(lab, np.array([*self.paper.lab, 0.0]).reshape(4, 1), dtype=cv2.CV_32F)
+            weights = np.array([[_PAPER_LIGHTNESS, 1.0, 1.0]], np.float32)
+            squared = cv2.transform(cv2.multiply(difference, difference), weights)
+            mask = np.asarray(cv2.threshold(squared, self.paper.reach**2, 255, cv2.THRESH_BINARY_INV)[1], np.uint8)
+            out.append(np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SPECK), np.uint8))
+        return out
 
-        return self._in_region(frame, like_the_dice)
+    def _alike(self, paper: tuple[float, float, float], tray: Sequence[float]) -> bool:
+        """Whether dice of colour ``paper`` may fail to stand out from a tray of colour ``tray`` (both
+        Lab): closer than three times the contrast a die needs, as the tray's distance measures it."""
+        gap = 0.49 * (paper[0] - tray[0]) ** 2 + (paper[1] - tray[1]) ** 2 + (paper[2] - tray[2]) ** 2
+        return gap < (3.0 * self.min_contrast) ** 2
 
-    def _in_region(self, frame: Frame, masker: Callable[[Frame, Frame | None], npt.NDArray[np.uint8]]) -> npt.NDArray[np.uint8]:
+    def _in_region(
+        self, frame: Frame, masker: Callable[[Frame, Frame | None], list[npt.NDArray[np.uint8]]]
+    ) -> list[npt.NDArray[np.uint8]]:
         h, w = frame.shape[:2]
         background = self.hint.background
         same_camera = background is not None and background.shape == frame.shape
@@ -755,19 +782,22 @@ class BodyDetector(FaceDetector):
             x0, y0 = max(0, roi[0]), max(0, roi[1])
             x1, y1 = min(w, roi[0] + roi[2]), min(h, roi[1] + roi[3])
         if x1 - x0 < 8 or y1 - y0 < 8:
-            return np.zeros((h, w), np.uint8)
+            return [np.zeros((h, w), np.uint8)]
         region = frame[y0:y1, x0:x1]
         region_reference = reference[y0:y1, x0:x1] if reference is not None else None
-        mask = self._region_mask(region, region_reference, masker)
+        masks = self._region_masks(region, region_reference, masker)
         if (x0, y0, x1, y1) == (0, 0, w, h):
-            return mask
-        full = np.zeros((h, w), np.uint8)
-        full[y0:y1, x0:x1] = mask
-        return full
+            return masks
+        out = []
+        for mask in masks:
+            full = np.zeros((h, w), np.uint8)
+            full[y0:y1, x0:x1] = mask
+            out.append(full)
+        return out
 
-    def _region_mask(
-        self, region: Frame, reference: Frame | None, masker: Callable[[Frame, Frame | None], npt.NDArray[np.uint8]]
-    ) -> npt.NDArray[np.uint8]:
+    def _region_masks(
+        self, region: Frame, reference: Frame | None, masker: Callable[[Frame, Frame | None], list[npt.NDArray[np.uint8]]]
+    ) -> list[npt.NDArray[np.uint8]]:
         h, w = region.shape[:2]
         factor = max(1, min(h, w) // 240)
         if factor == 1:
@@ -777,14 +807,15 @@ class BodyDetector(FaceDetector):
         small_reference = (
             np.asarray(cv2.resize(reference, size, interpolation=cv2.INTER_AREA), np.uint8) if reference is not None else None
         )
-        mask = masker(small, small_reference)
-        # Linear, then halfway: a smooth outline at full size rather than blocks of pixels.
-        full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
-        _, out = cv2.threshold(full, 127, 255, cv2.THRESH_BINARY)
-        return np.asarray(out, np.uint8)
+        out = []
+        for mask in masker(small, small_reference):
+            # Linear, then halfway: a smooth outline at full size rather than blocks of pixels.
+            full = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+            out.append(np.asarray(cv2.threshold(full, 127, 255, cv2.THRESH_BINARY)[1], np.uint8))
+        return out
 
-    def _mask(self, frame: Frame, background: Frame | None) -> npt.NDArray[np.uint8]:
-        distance, tray = self._distance(frame, background)
+    def _mask(self, frame: Frame, background: Frame | None, lab: Frame | None = None) -> npt.NDArray[np.uint8]:
+        distance, tray = self._distance(frame, background, lab)
         # A die stands out far beyond the tray's own spread of colours (a patterned cloth varies,
         # but much less than a die differs from it); the rim of the frame is taken to be tray.
         median = float(np.median(tray))
@@ -839,10 +870,7 @@ class BodyDetector(FaceDetector):
     def find(self, frame: Frame) -> list[FaceCandidate]:
         """Every die body in ``frame``, as candidates with a rectified crop and no pips."""
         frame = check_frame(frame)
-        contours = list(cv2.findContours(self.foreground(frame), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
-        if self.paper is not None:
-            # Dice about as light as the tray stand out by their own colour instead.
-            contours += cv2.findContours(self.paper_foreground(frame), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+        contours = [c for mask in self.masks(frame) for c in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]]
         h, w = frame.shape[:2]
         same_camera = self.hint.background is None or self.hint.background.shape == frame.shape
         expected = self.hint.die_side if same_camera else 0.0
