@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from calibration.build import build_from_folder, crop_from_image
 from calibration.profiles import DieProfile
-from hardware.sim import DieDesign, DieStyle, render_face, write_face_folders
+from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_face, render_tray, write_face_folders
+from vision.types import DieStatus
+
+#: The simulated tray's green felt.
+FELT = Background("plain", (50, 80, 40), 5)
 
 
 def write_faces_toml(folder: Path, design: DieDesign) -> None:
@@ -23,6 +29,29 @@ def hero_folder(folder: Path, design: DieDesign | None = None, per_face: int = 5
     design = design or DieDesign.barbarian()
     write_face_folders(folder, design, DieStyle(), per_face=per_face, seed=seed, size=96)
     write_faces_toml(folder, design)
+    return folder
+
+
+def tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int) -> Path:
+    """Five tray frames per face of one die well inside the frame (on :data:`FELT`), sorted into
+    folders named by face label, with a faces.toml giving each face its number and symbol."""
+    rng = np.random.default_rng(seed)
+    counts: Counter[str] = Counter()
+    while min(counts[f.label] for f in design.faces) < 5:
+        scene = random_scene(rng, 1, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
+        tray = render_tray(scene, rng)
+        truth = tray.truth[0]
+        x, y, w, h = truth.box
+        if truth.status is not DieStatus.OK or counts[truth.face] >= 5 or min(x, y) < 30 or x + w > 600 or y + h > 440:
+            continue
+        (folder / truth.face).mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), tray.frame)
+        counts[truth.face] += 1
+    (folder / "faces.toml").write_text(
+        "\n".join(
+            f"[faces.{f.label}]\nvalue = {f.value}\n" + (f'symbol = "{f.symbol}"\n' if f.symbol else "") for f in design.faces
+        )
+    )
     return folder
 
 
@@ -57,3 +86,9 @@ def make_hero_folder():
 def shots():
     """``face_crops(design, count, seed)``: fresh shots of random faces as (value, crop)."""
     return face_crops
+
+
+@pytest.fixture(scope="package")
+def photos_on_tray():
+    """``tray_photos(folder, design, die_px, seed)``: five tray frames per face in face folders."""
+    return tray_photos

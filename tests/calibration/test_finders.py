@@ -22,25 +22,6 @@ EMBLEM = DieDesign.pips_with_emblem(6, "star")
 REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
 
 
-def _tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int) -> Path:
-    """Five tray frames per face of one die, well inside the frame, in folders named by face label."""
-    rng = np.random.default_rng(seed)
-    counts: Counter[str] = Counter()
-    while min(counts[f.label] for f in design.faces) < 5:
-        scene = random_scene(rng, 1, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
-        tray = render_tray(scene, rng)
-        truth = tray.truth[0]
-        x, y, w, h = truth.box
-        if truth.status is not DieStatus.OK or counts[truth.face] >= 5 or min(x, y) < 30 or x + w > 600 or y + h > 440:
-            continue
-        (folder / truth.face).mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), tray.frame)
-        counts[truth.face] += 1
-    named = [f for f in design.faces if not f.label.isdigit()]
-    (folder / "faces.toml").write_text("".join(f"[faces.{f.label}]\nvalue = {f.value}\n" for f in named))
-    return folder
-
-
 def _outcomes(reader, design: DieDesign, background: Background, die_px: float, seed: int, frames: int) -> Counter[str]:
     rng = np.random.default_rng(seed)
     outcome: Counter[str] = Counter()
@@ -65,8 +46,8 @@ def _outcomes(reader, design: DieDesign, background: Background, die_px: float, 
 
 
 @pytest.fixture(scope="module")
-def emblem_profile(tmp_path_factory: pytest.TempPathFactory):
-    return build_from_folder("emblem", _tray_photos(tmp_path_factory.mktemp("emblem"), EMBLEM, 60, seed=17))
+def emblem_profile(tmp_path_factory: pytest.TempPathFactory, photos_on_tray):
+    return build_from_folder("emblem", photos_on_tray(tmp_path_factory.mktemp("emblem"), EMBLEM, 60, seed=17))
 
 
 def test_a_pip_die_with_an_emblem_is_found_by_its_pips_and_by_its_body(emblem_profile) -> None:

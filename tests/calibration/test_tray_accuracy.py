@@ -9,9 +9,7 @@ as do the hearts 4-5, which at 60 px is a few pixels of ink.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
@@ -23,26 +21,6 @@ from vision.types import DieStatus
 
 FELT = Background("plain", (50, 80, 40), 5)
 DESIGN = DieDesign.barbarian()
-
-
-def _tray_photos(folder: Path, die_px: float, seed: int) -> Path:
-    """Five frames per face of a single die well inside the tray, sorted into face folders."""
-    rng = np.random.default_rng(seed)
-    counts: Counter[str] = Counter()
-    while min(counts[f.label] for f in DESIGN.faces) < 5:
-        scene = random_scene(rng, 1, designs=[DESIGN], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
-        tray = render_tray(scene, rng)
-        truth = tray.truth[0]
-        x, y, w, h = truth.box
-        if truth.status is not DieStatus.OK or counts[truth.face] >= 5 or min(x, y) < 30 or x + w > 600 or y + h > 440:
-            continue
-        (folder / truth.face).mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), tray.frame)
-        counts[truth.face] += 1
-    (folder / "faces.toml").write_text(
-        "\n".join(f'[faces.{f.label}]\nvalue = {f.value}\nsymbol = "{f.symbol}"\n' for f in DESIGN.faces)
-    )
-    return folder
 
 
 def _read_trays(profile: DieProfile, die_px: float, seed: int, frames: int) -> list[tuple[str, float]]:
@@ -74,8 +52,8 @@ def _read_trays(profile: DieProfile, die_px: float, seed: int, frames: int) -> l
 
 
 @pytest.fixture(scope="module")
-def small_dice_reads(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, float]]:
-    profile = build_from_folder("barbarian", _tray_photos(tmp_path_factory.mktemp("photos-60"), 60, seed=61))
+def small_dice_reads(tmp_path_factory: pytest.TempPathFactory, photos_on_tray) -> list[tuple[str, float]]:
+    profile = build_from_folder("barbarian", photos_on_tray(tmp_path_factory.mktemp("photos-60"), DESIGN, 60, seed=61))
     return _read_trays(profile, 60, seed=610, frames=40)
 
 
