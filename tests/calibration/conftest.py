@@ -55,6 +55,33 @@ def tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int) -> Pa
     return folder
 
 
+def tray_reads(reader, design: DieDesign, background: Background, die_px: float, seed: int, frames: int) -> list[tuple[str, float]]:
+    """The outcome of every whole die in ``frames`` fresh frames of 1-5 dice of ``design`` read by
+    ``reader``, with the confidence it stated: right, misread, unreadable (the reader said it
+    cannot tell), edge (reported cut by the frame edge), missed."""
+    rng = np.random.default_rng(seed)
+    outcome: list[tuple[str, float]] = []
+    for _ in range(frames):
+        count = int(rng.integers(1, 6))
+        scene = random_scene(rng, count, designs=[design], styles=[DieStyle()], tilt_deg=0, background=background, die_px=die_px)
+        tray = render_tray(scene, rng)
+        dice = reader.read(tray.frame).dice
+        for truth in tray.truth:
+            if truth.status is not DieStatus.OK:
+                continue
+            x, y, w, h = truth.box
+            hits = [d for d in dice if x <= d.box[0] + d.box[2] / 2 <= x + w and y <= d.box[1] + d.box[3] / 2 <= y + h]
+            if not hits:
+                outcome.append(("missed", 0.0))
+            elif hits[0].status is DieStatus.OCCLUDED:
+                outcome.append(("edge", 0.0))
+            elif hits[0].status is not DieStatus.OK:
+                outcome.append(("unreadable", 0.0))
+            else:
+                outcome.append(("right" if hits[0].face == truth.face else "misread", hits[0].confidence))
+    return outcome
+
+
 def face_crops(design: DieDesign, count: int, seed: int) -> list[tuple[int, np.ndarray]]:
     """``count`` fresh shots of random faces of ``design`` (value, top-face crop), at varied sizes."""
     rng = np.random.default_rng(seed)
@@ -92,3 +119,9 @@ def shots():
 def photos_on_tray():
     """``tray_photos(folder, design, die_px, seed)``: five tray frames per face in face folders."""
     return tray_photos
+
+
+@pytest.fixture(scope="package")
+def reads_on_tray():
+    """``tray_reads(reader, design, background, die_px, seed, frames)``: how each whole die read."""
+    return tray_reads

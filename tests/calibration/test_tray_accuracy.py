@@ -10,51 +10,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 import pytest
 
 from calibration.build import build_from_folder
-from calibration.profiles import DieProfile
-from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
+from hardware.sim import Background, DieDesign
 from vision.profile_reader import TrayHint
-from vision.types import DieStatus
 
 FELT = Background("plain", (50, 80, 40), 5)
 DESIGN = DieDesign.barbarian()
 
 
-def _read_trays(profile: DieProfile, die_px: float, seed: int, frames: int) -> list[tuple[str, float]]:
-    """The outcome of every whole die in ``frames`` fresh frames, with the confidence the reader
-    stated: right, misread, unreadable (the reader said it cannot tell), edge (reported cut by the
-    frame edge), missed."""
-    rng = np.random.default_rng(seed)
-    reader = profile.reader(TrayHint())
-    outcome: list[tuple[str, float]] = []
-    for _ in range(frames):
-        scene = random_scene(rng, int(rng.integers(1, 6)), designs=[DESIGN], styles=[DieStyle()], tilt_deg=0,
-                             background=FELT, die_px=die_px)
-        tray = render_tray(scene, rng)
-        dice = reader.read(tray.frame).dice
-        for truth in tray.truth:
-            if truth.status is not DieStatus.OK:
-                continue
-            x, y, w, h = truth.box
-            hits = [d for d in dice if x <= d.box[0] + d.box[2] / 2 <= x + w and y <= d.box[1] + d.box[3] / 2 <= y + h]
-            if not hits:
-                outcome.append(("missed", 0.0))
-            elif hits[0].status is DieStatus.OCCLUDED:
-                outcome.append(("edge", 0.0))
-            elif hits[0].status is not DieStatus.OK:
-                outcome.append(("unreadable", 0.0))
-            else:
-                outcome.append(("right" if hits[0].face == truth.face else "misread", hits[0].confidence))
-    return outcome
-
-
 @pytest.fixture(scope="module")
-def small_dice_reads(tmp_path_factory: pytest.TempPathFactory, photos_on_tray) -> list[tuple[str, float]]:
+def small_dice_reads(tmp_path_factory: pytest.TempPathFactory, photos_on_tray, reads_on_tray) -> list[tuple[str, float]]:
+    """Every whole die of 40 fresh frames of 60 px dice, read with a profile from 5 tray photos per face."""
     profile = build_from_folder("barbarian", photos_on_tray(tmp_path_factory.mktemp("photos-60"), DESIGN, 60, seed=61))
-    return _read_trays(profile, 60, seed=610, frames=40)
+    return reads_on_tray(profile.reader(TrayHint()), DESIGN, FELT, 60, seed=610, frames=40)
 
 
 def test_small_hero_dice_on_tray_frames(small_dice_reads: list[tuple[str, float]]) -> None:
