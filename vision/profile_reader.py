@@ -985,9 +985,20 @@ class PipsAndBodiesDetector(FaceDetector):
         return f"PipsAndBodiesDetector(bodies={self.bodies!r}, pips={self.pips!r})"
 
     def find(self, frame: Frame) -> list[FaceCandidate]:
-        """Every die in ``frame``: the pip finder's faces, then bodies whose centre none covers."""
+        """Every die in ``frame``: the pip finder's faces, then bodies whose centre none covers.
+
+        The faces read by their pips show what the dice look like in this frame's light and at this
+        camera's distance: the bodies are looked for in their colour and at about their size."""
         found = self.pips.find(frame)
-        for body in self.bodies.find(frame):
+        bodies = self.bodies
+        laid = [c for c in found if c.layout is not None]
+        if laid:
+            local = paper_colour([c.crop for c in laid])
+            if local is not None and bodies.paper is not None:
+                # A few faces of one frame vary less than all the exemplars: keep the exemplars' reach.
+                local = PaperColour(local.lab, max(local.reach, bodies.paper.reach))
+            bodies = BodyDetector(bodies.hint, bodies.min_side, bodies.inset, bodies.min_contrast, local or bodies.paper)
+        for body in bodies.find(frame):
             cx, cy = body.center
             if not any(c.box[0] <= cx <= c.box[0] + c.box[2] and c.box[1] <= cy <= c.box[1] + c.box[3] for c in found):
                 found.append(body)
