@@ -252,10 +252,12 @@ def labelled_crops(
     their crops, each label's number, the images used, and the finder that found them.
 
     A die's label is its ``face`` key when that is a profile's face label, else its value. Each
-    labelled die is found where its box is, by its pips when every die has pips, else by its body.
+    labelled die is found where its box is: a die labelled as pips by its pips, any other by its
+    body, or, when no body is found there (a light die on a light table), cut out of the frame at
+    its box, as the label puts it.
     """
-    pips_only = all(d.face == "pips" for item in dataset.images for d in item.dice)
-    finder = "pips" if pips_only else "bodies"
+    kinds = {d.face == "pips" for item in dataset.images for d in item.dice}
+    finder = "pips" if kinds == {True} else "pips+bodies" if True in kinds else "bodies"
     bodies = BodyDetector()
     crops: dict[str, list[Crop]] = {}
     values: dict[str, int] = {}
@@ -265,20 +267,35 @@ def labelled_crops(
         if not wanted:
             continue
         frame = item.load()
-        found = FaceDetector().find(frame) if pips_only else bodies.find(frame)
+        by_pips = FaceDetector().find(frame) if any(d.face == "pips" for d in wanted) else []
+        by_body = bodies.find(frame) if any(d.face != "pips" for d in wanted) else []
         took = False
         for die in wanted:
-            candidate = _at(found, die.box)
-            if candidate is None:
+            candidate = _at(by_pips if die.face == "pips" else by_body, die.box)
+            if candidate is None and die.face == "pips":
                 continue
             label = _label_of(die)
             if len(crops.setdefault(label, [])) < per_face:
-                crops[label].append(candidate.crop)
+                crops[label].append(candidate.crop if candidate is not None else _cut(frame, die.box))
                 values[label] = die.value
                 took = True
         if took:
             used.append(item.name)
     return crops, values, used, finder
+
+
+def _cut(frame: Crop, box: tuple[int, int, int, int]) -> Crop:
+    """The square of the frame around a labelled box, as a face crop."""
+    x, y, w, h = box
+    half = max(w, h) / 2.0
+    cx, cy = x + w / 2.0, y + h / 2.0
+    corners = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]], np.float32)
+    target = np.array([[0, 0], [CROP_SIZE - 1, 0], [CROP_SIZE - 1, CROP_SIZE - 1], [0, CROP_SIZE - 1]], np.float32)
+    matrix = cv2.getPerspectiveTransform(corners, target)
+    crop: Crop = np.asarray(
+        cv2.warpPerspective(frame, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE), np.uint8
+    )
+    return crop
 
 
 def _label_of(die: LabelledDie) -> str:
@@ -315,4 +332,5 @@ def build_from_labelled_frames(name: str, folder: Path, *, per_face: int = PER_F
         faces.append(face_for(label, entry, str(folder / LABELS_FILE)))
     if not faces:
         raise ProfileError(f"{str(folder)!r}: no labelled die was found where its label puts it")
+    faces, _ = with_pip_faces(faces, crops, {label for label, entry in entries.items() if "pips" in entry})
     return build_profile(name, faces, crops, source=str(folder), seed=seed, finder=finder)

@@ -127,3 +127,30 @@ def test_real_pip_dice_calibrated_from_a_players_crops_are_found_by_their_pips(t
     report = evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
     # Measured on every third photo: recall 99.21 %, precision 99.73 % (found by bodies: 29.8 %).
     assert report.recall >= 0.97 and report.precision >= 0.99, report.summary()
+
+
+def test_a_labelled_folder_of_an_emblem_die_on_light_wood_calibrates_and_reads(tmp_path: Path) -> None:
+    """Frames with labels.json: the dice labelled as pips are cut out where their pips are, the star
+    where its body is or, not found (white on light wood), where its label puts it."""
+    from calibration.build import labelled_crops
+    from hardware.sim.dataset import write_labelled_folder
+    from vision.dataset import Dataset, load_dataset
+    from vision.evaluate import evaluate
+
+    write_labelled_folder(
+        tmp_path, 60, seed=5, n_dice=(1, 5), designs=[EMBLEM], styles=[DieStyle()], tilt_deg=0, background=LIGHT_WOOD, die_px=60
+    )
+    (tmp_path / "faces.toml").write_text("[faces.star]\nvalue = 6\n")
+    profile = build_from_folder("emblem", tmp_path)
+    assert profile.finder == "pips+bodies"
+    assert [(f.label, f.pips, len(profile.exemplars[f.label])) for f in profile.faces] == [
+        *((str(v), True, 5) for v in range(1, 6)),
+        ("star", False, 5),
+    ]
+    dataset = load_dataset(tmp_path)
+    calibration = set(labelled_crops(dataset)[2])
+    rest = [i for i in dataset.images if i.name not in calibration]
+    report = evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
+    # Measured on 120 frames (105 read): recall 99.66 %, precision 100 % (found by bodies alone,
+    # as before: 89.6 %, 93.2 %).
+    assert report.recall >= 0.97 and report.precision >= 0.99, report.summary()
