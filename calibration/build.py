@@ -36,7 +36,7 @@ from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import DatasetError, ImageLoadError
 from vision.imageio import load_image
-from vision.profile_reader import BodyDetector, CalibratedFace
+from vision.profile_reader import BodyDetector, CalibratedFace, square_crop
 
 Crop = npt.NDArray[np.uint8]
 
@@ -289,13 +289,7 @@ def _cut(frame: Crop, box: tuple[int, int, int, int]) -> Crop:
     x, y, w, h = box
     half = max(w, h) / 2.0
     cx, cy = x + w / 2.0, y + h / 2.0
-    corners = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]], np.float32)
-    target = np.array([[0, 0], [CROP_SIZE - 1, 0], [CROP_SIZE - 1, CROP_SIZE - 1], [0, CROP_SIZE - 1]], np.float32)
-    matrix = cv2.getPerspectiveTransform(corners, target)
-    crop: Crop = np.asarray(
-        cv2.warpPerspective(frame, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE), np.uint8
-    )
-    return crop
+    return square_crop(frame, np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]]))
 
 
 def _label_of(die: LabelledDie) -> str:

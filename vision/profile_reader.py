@@ -23,7 +23,7 @@ import bisect
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -649,6 +649,15 @@ def _median_u8(values: npt.NDArray[np.uint8]) -> float:
     return (float(low) + float(high)) / 2.0
 
 
+def square_crop(frame: Frame, corners: npt.NDArray[np.floating[Any]]) -> Frame:
+    """The quadrilateral ``corners`` of ``frame`` (top left, then clockwise as the image shows it)
+    warped to a ``CROP_SIZE`` square: a face crop as the reader compares it."""
+    target = np.array([[0, 0], [CROP_SIZE - 1, 0], [CROP_SIZE - 1, CROP_SIZE - 1], [0, CROP_SIZE - 1]], np.float32)
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
+    warped = cv2.warpPerspective(frame, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(warped, dtype=np.uint8)
+
+
 #: A side face seen beside the top (a die away from under the camera) is darker than the top by at
 #: least ``_SIDE_CONTRAST`` grey levels, the squared gap is ``_SIDE_SEPARATION`` times the two
 #: surfaces' variances or more, and the top is at most ``_SIDE_SHARE`` of the paper's outline.
@@ -884,7 +893,7 @@ class BodyDetector(FaceDetector):
                 continue  # not square and solid: two dice touching, a hand, a shadow
             if expected > 0 and not 0.6 * expected <= side <= 1.6 * expected:
                 continue
-            if any(c.box[0] <= cx <= c.box[0] + c.box[2] and c.box[1] <= cy <= c.box[1] + c.box[3] for c in found):
+            if any(_covers(c, (cx, cy)) for c in found):
                 continue  # found by both masks
             quad = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
             top = self._top_face(frame, np.asarray(hull, np.int32), side)
@@ -940,10 +949,7 @@ class BodyDetector(FaceDetector):
         inner = centre + (quad - centre) * (1.0 - 2.0 * self.inset)
         # Corners in a fixed turning order so that the crop is never mirrored.
         angles = np.arctan2(inner[:, 1] - centre[1], inner[:, 0] - centre[0])
-        ordered = inner[np.argsort(angles)].astype(np.float32)
-        target = np.array([[0, 0], [CROP_SIZE - 1, 0], [CROP_SIZE - 1, CROP_SIZE - 1], [0, CROP_SIZE - 1]], np.float32)
-        matrix = cv2.getPerspectiveTransform(ordered, target)
-        crop = cv2.warpPerspective(frame, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        crop = square_crop(frame, inner[np.argsort(angles)])
         x0, y0 = np.floor(quad.min(axis=0)).astype(int)
         x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
         flags = CandidateFlag.NONE
@@ -984,8 +990,8 @@ class PipsAndBodiesDetector(FaceDetector):
     def find(self, frame: Frame) -> list[FaceCandidate]:
         """Every die in ``frame``: the pip finder's faces, then bodies whose centre none covers.
 
-        The faces read by their pips show what the dice look like in this frame's light and at this
-        camera's distance: the bodies are looked for in their colour and at about their size."""
+        The faces read by their pips show what the dice look like in this frame's light and through
+        this camera: the bodies are looked for in their colour."""
         found = self.pips.find(frame)
         bodies = self.bodies
         laid = [c for c in found if c.layout is not None]
@@ -996,7 +1002,12 @@ class PipsAndBodiesDetector(FaceDetector):
                 local = PaperColour(local.lab, max(local.reach, bodies.paper.reach))
             bodies = BodyDetector(bodies.hint, bodies.min_side, bodies.inset, bodies.min_contrast, local or bodies.paper)
         for body in bodies.find(frame):
-            cx, cy = body.center
-            if not any(c.box[0] <= cx <= c.box[0] + c.box[2] and c.box[1] <= cy <= c.box[1] + c.box[3] for c in found):
+            if not any(_covers(c, body.center) for c in found):
                 found.append(body)
         return found
+
+
+def _covers(candidate: FaceCandidate, point: tuple[float, float]) -> bool:
+    """Whether ``point`` lies in the candidate's box."""
+    x, y, w, h = candidate.box
+    return x <= point[0] <= x + w and y <= point[1] <= y + h
