@@ -1,0 +1,93 @@
+"""The simulated tray as a training-data generator: wide variety, exact labels, repeatable files."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.sim import DatasetWriteError
+from hardware.sim.faces import Finish
+from hardware.sim.training import FrameFinish, random_design, random_style, training_frame, write_training_set
+
+
+def test_same_seed_same_files(tmp_path: Path) -> None:
+    a = write_training_set(tmp_path / "a", 3, seed=4)
+    b = write_training_set(tmp_path / "b", 3, seed=4)
+    assert a.read_text() == b.read_text()
+    for name in ("train_000000.jpg", "train_000002.jpg"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_frame_can_be_rebuilt_alone(tmp_path: Path) -> None:
+    write_training_set(tmp_path / "all", 3, seed=9)
+    write_training_set(tmp_path / "one", 1, seed=9, start=2)
+    whole = json.loads((tmp_path / "all" / "training.json").read_text())
+    alone = json.loads((tmp_path / "one" / "training.json").read_text())
+    assert alone == whole[2:]
+
+
+def test_labels_carry_what_training_needs(tmp_path: Path) -> None:
+    write_training_set(tmp_path, 12, seed=1)
+    entries = json.loads((tmp_path / "training.json").read_text())
+    assert len(entries) == 12
+    statuses: Counter[str] = Counter()
+    for entry in entries:
+        image = cv2.imread(str(tmp_path / entry["image"]))
+        assert image.shape[:2] == (entry["height"], entry["width"])
+        for die in entry["dice"]:
+            assert set(die) >= {"value", "box", "centre", "size", "status", "kind"}
+            statuses[die["status"]] += 1
+            if die["status"] == "ok":
+                cx, cy = die["centre"]
+                assert 0 <= cx < entry["width"] and 0 <= cy < entry["height"]
+                assert 6 <= die["size"] <= 400
+    assert statuses["ok"] > 30
+
+
+def test_the_world_is_wide() -> None:
+    rng = np.random.default_rng(0)
+    styles = [random_style(rng) for _ in range(300)]
+    assert {s.finish for s in styles} == set(Finish)
+    # some dice have ink close to their body (red on dark red, black on dark blue)
+    contrast = [abs(int(max(s.body)) - int(max(s.ink))) for s in styles]
+    assert sum(c < 90 for c in contrast) > 20
+    assert sum(c > 150 for c in contrast) > 100
+    designs = Counter(random_design(rng).name.split("-")[0].rstrip("0123456789") for _ in range(300))
+    assert designs["pips"] > 150 and designs["numerals"] > 5 and designs["art"] > 20
+
+
+def test_dice_of_every_size_and_status() -> None:
+    sizes, statuses, kinds = [], Counter(), Counter()
+    for i in range(80):
+        frame, dice = training_frame(np.random.default_rng([2, i]))
+        assert frame.dtype == np.uint8 and frame.ndim == 3
+        for d in dice:
+            sizes.append(d["size"] * 640 / frame.shape[1])
+            statuses[d["status"]] += 1
+            kinds[d["kind"]] += 1
+    assert min(sizes) < 20 and max(sizes) > 110
+    assert statuses["cocked"] > 0 and statuses["occluded"] > 0
+    assert kinds["pips"] > kinds["symbol"] > 0 and kinds["numeral"] > 0
+
+
+def test_lens_distortion_moves_labels_with_the_pixels() -> None:
+    finish = FrameFinish(distortion=0.15)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    cv2.circle(frame, (560, 90), 4, (255, 255, 255), -1)
+    out = finish.apply(frame)
+    ys, xs = np.nonzero(out[:, :, 0] > 128)
+    x, y = finish.point(560, 90, 640, 480)
+    assert abs(xs.mean() - x) < 1.0 and abs(ys.mean() - y) < 1.0
+    assert abs(x - 560) > 10  # it did move
+
+
+def test_unwritable_folder_is_named(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(DatasetWriteError, match="file"):
+        write_training_set(blocker / "sub", 1)
