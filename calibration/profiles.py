@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from calibration.errors import CalibrationMissing, ProfileError
 from calibration.paths import profiles_directory
+from vision.datafile import load_json_file
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.detect import FaceDetector
@@ -62,6 +63,11 @@ MANIFEST = "profile.json"
 FINDERS = ("bodies", "pips", "pips+bodies")
 DIE_FORMAT = "dicetray-die-profile"
 FORMAT_VERSION = 1
+
+#: Limits on what a profile may hold, checked before any exemplar is loaded: a die set has a few
+#: dozen faces at most, and calibration keeps 24 exemplars per face.
+MAX_PROFILE_FACES = 64
+MAX_FACE_EXEMPLARS = 64
 
 Crop = npt.NDArray[np.uint8]
 
@@ -221,12 +227,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     manifest = folder / MANIFEST
     if not folder.is_dir() or not manifest.is_file():
         raise CalibrationMissing(f"no profile at {str(folder)!r} (no {MANIFEST} there)")
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ProfileError(f"{str(manifest)!r}: cannot read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"{str(manifest)!r}: not valid JSON: {error.msg} at line {error.lineno}") from None
+    data = load_json_file(manifest, ProfileError, "profile manifest")
     if not isinstance(data, dict):
         raise ProfileError(f"{str(manifest)!r}: must hold a JSON object, not {type(data).__name__}")
     version = data.get("version")
@@ -253,6 +254,8 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
     faces_data = _field(data, "faces", list, where)
     if not faces_data:
         raise ProfileError(f"{where!r}: 'faces' is empty")
+    if len(faces_data) > MAX_PROFILE_FACES:
+        raise ProfileError(f"{where!r}: {len(faces_data)} faces, more than the {MAX_PROFILE_FACES} a profile may hold")
     faces: list[CalibratedFace] = []
     exemplars: dict[str, tuple[Crop, ...]] = {}
     for index, entry in enumerate(faces_data):
@@ -272,7 +275,10 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
         except ValueError as error:
             raise ProfileError(f"{at!r}: {error}") from None
         crops: list[Crop] = []
-        for relative in _field(entry, "exemplars", list, at):
+        listed = _field(entry, "exemplars", list, at)
+        if len(listed) > MAX_FACE_EXEMPLARS:
+            raise ProfileError(f"{at!r}: {len(listed)} exemplars, more than the {MAX_FACE_EXEMPLARS} a face may hold")
+        for relative in listed:
             if not isinstance(relative, str) or Path(relative).is_absolute() or ".." in Path(relative).parts:
                 raise ProfileError(f"{at!r}: bad exemplar path {relative!r}")
             path = folder / relative

@@ -846,7 +846,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     live: LiveView | None = None
     try:
         kind, _, seed = str(args.camera).partition(":")
-        if kind == "sim" and (not seed or seed.isdigit()):
+        if kind == "sim" and (not seed or (seed.isascii() and seed.isdigit())):
             # Real time, so the page shows dice tumbling at the pace they would at the table.
             source = SimulatedTraySource(int(seed or 0), clock=time.monotonic, pace=True)
         else:

@@ -432,7 +432,7 @@ def open_camera(
     if kind == "picamera":
         num = 0
         if arg:
-            if not arg.isdigit():
+            if not (arg.isascii() and arg.isdigit()):
                 raise InvalidCameraSpec(f"camera spec {text!r}: picamera takes a camera number, as in 'picamera:1'")
             num = int(arg)
         size = (width or 1280, height or 960)
@@ -440,7 +440,7 @@ def open_camera(
     if kind == "usb":
         if not arg:
             raise InvalidCameraSpec(f"camera spec {text!r}: usb needs a device, as in 'usb:0' or 'usb:/dev/video2'")
-        device: int | str = int(arg) if arg.isdigit() else arg
+        device: int | str = int(arg) if (arg.isascii() and arg.isdigit()) else arg
         return OpenCVSource(device, width=width, height=height, fps=fps)
     if kind == "replay":
         if not arg:
