@@ -10,7 +10,10 @@ One frame at a time::
 
 Faults never stop the loop: a corrupt frame is skipped with a warning; a camera that stops delivering
 frames shows CAMERA LOST (LED and display) and is reopened with a growing backoff, the game waiting
-where it was; a roll log that cannot be written keeps its rows in memory and retries. systemd hears
+where it was; a roll log that cannot be written keeps its rows in memory and retries, says so on the
+display, and after :data:`ROLL_LOG_GRACE_S` without a successful write ends the service with status 1
+(systemd restarts it; the rows are not silently lost behind a success code). The roll log is backed
+up with SQLite's online backup every :data:`BACKUP_EVERY_S`. systemd hears
 ``READY=1`` once running, ``WATCHDOG=1`` from the loop itself (so a hung camera read trips the
 watchdog), ``STATUS=`` on changes and ``STOPPING=1`` at the end. SIGTERM and SIGINT take the one
 shutdown path, :meth:`TrayService.close`: LEDs off, display showing OFFLINE, camera released, roll log
@@ -57,6 +60,17 @@ FLUSH_RETRY_S = 5.0
 # Seconds between calls of the service's housekeeping hook.
 HOUSEKEEPING_S = 10.0
 
+# Seconds a roll log may stay unwritable, its rows kept in memory, before the service gives up with
+# status 1: long enough for a full disk to be cleared by hand, short enough that a pulled SD card is
+# noticed within the game.
+ROLL_LOG_GRACE_S = 120.0
+
+# Seconds between online backups of the roll log while the service runs (and one at start).
+BACKUP_EVERY_S = 3600.0
+
+ROLL_LOG_FAILED_SCREEN = ScreenState(banner="LOG FAILED", lines=("Rolls not saved", "Check the SD card"), prompt="Tray stopped")
+"""What the display is left showing when the service stopped because the roll log could not be written."""
+
 # Flow events whose outcome is part of the game's record; corrections have their own table.
 SCORED_EVENTS = frozenset({"roll", "ability", "target", "defense", "damage", "undo", "game_over"})
 
@@ -94,7 +108,7 @@ class Light(Protocol):
 class Screen(Protocol):
     def show(self, image: Any) -> None: ...
 
-    def close(self) -> None: ...
+    def close(self, leave: ScreenState = ...) -> None: ...
 
 
 @dataclass
@@ -141,6 +155,9 @@ class TrayService:
         as trimming the history gpiozero's mock pins keep), or None.
     :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
         the game state to, or None.
+    :param roll_log_grace_s: how long rows may wait in memory for an unwritable roll log before the
+        service stops with status 1.
+    :param backup_every_s: seconds between online backups of the roll log; None for none.
     """
 
     def __init__(
@@ -161,6 +178,8 @@ class TrayService:
         closers: Iterable[Any] = (),
         live: Any = None,
         housekeeping: Callable[[], None] | None = None,
+        roll_log_grace_s: float = ROLL_LOG_GRACE_S,
+        backup_every_s: float | None = None,
     ) -> None:
         self._open_source = open_source
         self._housekeeping = housekeeping
@@ -191,7 +210,11 @@ class TrayService:
         self._shown_status: TrayStatus | None = None
         self._last_state = SettleState.ROLLING
         self._last_reading_id: str | None = None
-        self._roll_log_down = False
+        self._roll_log_down_since: float | None = None
+        self._roll_log_grace_s = roll_log_grace_s
+        self._backup_every_s = backup_every_s
+        self._last_backup = float("-inf")
+        self._failure: str | None = None
         self._watchdog_every = watchdog_interval()
         self._last_watchdog = float("-inf")
         self._last_flush_try = float("-inf")
@@ -215,6 +238,12 @@ class TrayService:
         self._started = True
         for event in getattr(self.flow, "events", ()):  # what the game said before the loop ran
             log.info("%s", getattr(event, "text", event))
+        try:
+            # Opened now, not at the first roll: its integrity check (and a damaged file moved
+            # aside) belongs to the start, where the journal shows it.
+            self.roll_log.integrity_check()
+        except RollLogError as error:
+            self._log_row(lambda roll_log: _raise(error))
         self._try_open(first=True)
         self._refresh()
         self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
@@ -228,10 +257,15 @@ class TrayService:
     def stopping(self) -> bool:
         return self._stop.is_set()
 
+    @property
+    def failure(self) -> str | None:
+        """Why the service failed (rows of the roll log not written), or None."""
+        return self._failure
+
     def run(self, *, max_frames: int | None = None, max_seconds: float | None = None) -> int:
         """Runs until stopped (SIGTERM, SIGINT, :meth:`stop`) or a limit is reached, then closes.
 
-        Returns the exit status (0).
+        Returns the exit status: 0, or 1 when rows of the roll log could not be written.
         """
         restore = self._install_signal_handlers()
         started_at = time.monotonic()
@@ -248,7 +282,7 @@ class TrayService:
                 self.close()
             finally:
                 restore()
-        return 0
+        return 1 if self._failure is not None else 0
 
     def step(self) -> None:
         """One turn of the loop: buttons, then one frame (or a camera reconnect attempt)."""
@@ -307,18 +341,27 @@ class TrayService:
         log.info(
             "tray service stopping after %d frames, %d readings", self.stats.frames, self.stats.readings
         )
+        # The roll log first: whether its rows are on disk decides what the display is left showing.
+        try:
+            self.roll_log.close()
+        except Exception as error:  # noqa: BLE001 - shutdown must reach every part
+            log.error("closing the roll log failed: %s", error)
+        if self.roll_log.pending and self._failure is None:
+            self._fail(f"roll log {str(self.roll_log.path)!r}: {self.roll_log.pending} rows not written")
         parts: list[tuple[str, Callable[[], None]]] = []
         if self.light is not None:
             parts.append(("status LED", self.light.close))
         parts.extend((repr(device), device.close) for device in self._closers)
         if self.buttons is not None and hasattr(self.buttons, "close"):
             parts.append(("buttons", self.buttons.close))
-        parts.append(("display", self.display.close))
+        if self._failure is not None:
+            parts.append(("display", self._close_display_failed))
+        else:
+            parts.append(("display", self.display.close))
         if self.live is not None:
             parts.append(("live view", self.live.close))
         if self._source is not None:
             parts.append(("camera", self._source.close))
-        parts.append(("roll log", self.roll_log.close))
         for name, close in parts:
             try:
                 close()
@@ -342,9 +385,17 @@ class TrayService:
             log.debug("settled: the tray is empty")
             return reading
         self.stats.readings += 1
-        self._last_reading_id = self._log_row(lambda log_: log_.record_reading(reading))
         log.info("settled: read %s in %.1f ms", _describe(reading), reading.ms)
-        self._handle_events(self._to_flow(self.flow.on_reading, reading))
+
+        def reading_and_score(roll_log: RollLog) -> str:
+            # One transaction: a kill between the two can leave neither, never one without the other.
+            with roll_log.transaction():
+                reading_id = roll_log.record_reading(reading)
+                self._last_reading_id = reading_id
+                self._handle_events(self._to_flow(self.flow.on_reading, reading))
+            return reading_id
+
+        self._log_row(reading_and_score)
         return reading
 
     def _handle_buttons(self) -> None:
@@ -383,15 +434,26 @@ class TrayService:
             row_id = write(self.roll_log)
         except RollLogError as error:
             self.stats.roll_log_failures += 1
-            if not self._roll_log_down:
+            if self._roll_log_down_since is None:
                 # Once per outage: the rows are kept and retried with every later write.
                 log.warning("%s", error)
-                self._roll_log_down = True
+                self._roll_log_down_since = self._clock()
             return None
-        if self._roll_log_down:
+        if self._roll_log_down_since is not None and not self.roll_log.pending:
             log.info("roll log %s is written again", self.roll_log.path)
-            self._roll_log_down = False
+            self._roll_log_down_since = None
         return row_id
+
+    def _fail(self, reason: str) -> None:
+        """Stops the service with status 1, saying why in the journal, to systemd and on the display."""
+        if self._failure is None:
+            self._failure = reason
+            log.error("%s: stopping with status 1", reason)
+            self.notifier.status(f"failed: {reason}")
+        self.stop()
+
+    def _close_display_failed(self) -> None:
+        self.display.close(leave=ROLL_LOG_FAILED_SCREEN)
 
     def _refresh(self) -> None:
         """Shows the flow's screen and status, only when they changed."""
@@ -403,6 +465,8 @@ class TrayService:
                 prompt="Retrying...",
             )  # fmt: skip
             status = TrayStatus.CAMERA_LOST
+        if self._roll_log_down_since is not None:
+            screen = dataclasses.replace(screen, prompt="LOG NOT SAVED")
         changed = screen != self._shown_screen or status != self._shown_status
         if screen != self._shown_screen:
             try:
@@ -512,6 +576,17 @@ class TrayService:
         if self.roll_log.pending and now - self._last_flush_try >= FLUSH_RETRY_S:
             self._last_flush_try = now
             self._log_row(_flush)
+        clock = self._clock()  # not ``now``: a replay's or the simulated tray's frame times are virtual
+        since = self._roll_log_down_since
+        waited = clock - since if since is not None else 0.0
+        if since is not None and self.roll_log.pending and waited >= self._roll_log_grace_s:
+            self._fail(
+                f"roll log {str(self.roll_log.path)!r} could not be written for {waited:.0f} s; "
+                f"{self.roll_log.pending} rows not saved"
+            )
+        if self._backup_every_s is not None and clock - self._last_backup >= self._backup_every_s:
+            self._last_backup = clock
+            self._backup()
         if self._housekeeping is not None and now - self._last_housekeeping >= HOUSEKEEPING_S:
             self._last_housekeeping = now
             self._housekeeping()
@@ -531,6 +606,19 @@ class TrayService:
                 signal.signal(sig, old)
 
         return restore
+
+
+    def _backup(self) -> None:
+        try:
+            target = self.roll_log.backup()
+        except RollLogError as error:
+            log.warning("%s", error)
+            return
+        log.info("roll log backed up to %s", target)
+
+
+def _raise(error: RollLogError) -> str:
+    raise error
 
 
 def _flush(roll_log: RollLog) -> str:
@@ -630,6 +718,7 @@ def build_service(
         closers=[tray_light],
         live=live,
         housekeeping=housekeeping,
+        backup_every_s=BACKUP_EVERY_S,
     )
 
 

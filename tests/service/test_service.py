@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from PIL import ImageChops
 from firmware_host.errors import RollLogError
 from firmware_host.game_flow import Step
 from firmware_host.rolllog import RollLog
-from firmware_host.service import RECONNECT_DELAYS, TrayService
+from firmware_host.service import RECONNECT_DELAYS, ROLL_LOG_FAILED_SCREEN, TrayService
 from hardware.buttons import ButtonEvent
 from hardware.camera import ReplaySource, SimulatedTraySource
 from hardware.lights import TrayStatus
@@ -245,3 +246,87 @@ def test_a_game_error_on_a_press_is_logged_and_the_tray_plays_on(make_service, r
         service.step()
     assert any("cannot advance now (test)" in r.message for r in caplog.records)
     step_until(service, lambda: service.stats.readings == 1)
+
+
+def test_a_reading_and_its_score_are_written_in_one_transaction(make_service) -> None:
+    """SQLite's own trace of the statements: no COMMIT between a reading and what it scored."""
+    sim = SimulatedTraySource(7, auto_roll=False, hold_s=0.5)
+    service = make_service(lambda: sim)
+    service.start()
+    press_until_roll(service)
+    statements: list[str] = []
+    service.roll_log.integrity_check()  # opens the file
+    service.roll_log._connect().set_trace_callback(statements.append)
+    sim.roll([1, 2, 3, 4, 5])
+    step_until(service, lambda: service.stats.readings == 1)
+    (reading,) = service.roll_log.readings()
+    (score,) = [s for s in service.roll_log.scores() if s.kind == "roll"]
+    assert score.reading_id == reading.id
+    writes = [s.split(" (")[0] for s in statements if s.startswith(("INSERT", "COMMIT", "BEGIN"))]
+    assert writes == ["BEGIN ", "INSERT OR IGNORE INTO readings", "INSERT OR IGNORE INTO scores", "COMMIT"], writes
+
+
+def test_an_unwritable_roll_log_stops_the_service_with_status_1_and_says_so(
+    make_service, fake_clock, tmp_path: Path, caplog
+) -> None:
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the folder should be")
+    roll_log = RollLog(blocker / "rolls.sqlite3")
+    sim = SimulatedTraySource(8, auto_roll=False, hold_s=0.5)
+    service = make_service(
+        lambda: sim, roll_log=roll_log, clock=fake_clock, sleep=fake_clock.sleep, roll_log_grace_s=60.0
+    )
+    service.start()
+    press_until_roll(service)
+    sim.roll([6, 6, 6, 6, 6])
+    step_until(service, lambda: service.stats.readings == 1)
+    assert roll_log.pending == 2  # the reading and its score, kept in memory
+    assert service.flow.screen().prompt != "LOG NOT SAVED"
+    assert same_image(service.display.image, render_screen(replace(service.flow.screen(), prompt="LOG NOT SAVED")))
+    fake_clock.now += 59.0
+    service.step()
+    assert not service.stopping  # within the grace the tray plays on
+    fake_clock.now += 2.0
+    with caplog.at_level(logging.ERROR):
+        assert service.run() == 1
+    assert "could not be written for 61 s; 2 rows not saved" in (service.failure or "")
+    assert any("stopping with status 1" in r.message for r in caplog.records if r.levelno == logging.ERROR)
+    assert same_image(service.display.image, render_screen(ROLL_LOG_FAILED_SCREEN))
+
+
+def test_rows_left_unwritten_at_the_end_make_the_exit_status_1(make_service, replay_scenes: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the folder should be")
+    service = make_service(lambda: ReplaySource(replay_scenes), roll_log=RollLog(blocker / "rolls.sqlite3"))
+    assert service.run() == 1
+    assert "rows not written" in (service.failure or "")
+    assert same_image(service.display.image, render_screen(ROLL_LOG_FAILED_SCREEN))
+
+
+def test_a_log_that_comes_back_within_the_grace_keeps_the_tray_running(
+    make_service, replay_scenes: Path, tmp_path: Path
+) -> None:
+    roll_log = RollLog(tmp_path / "full.sqlite3", max_page_count=4)
+    service = make_service(lambda: ReplaySource(replay_scenes), roll_log=roll_log)
+    service.start()
+    step_until(service, lambda: service.stats.readings == 1)
+    assert roll_log.pending
+    roll_log.max_page_count = None
+    roll_log.close()  # the next write opens it again, without the cap
+    assert service.run() == 0
+    assert service.failure is None and len(roll_log.readings()) == 3
+
+
+def test_the_roll_log_is_backed_up_at_start_and_on_schedule(make_service, fake_clock, replay_scenes: Path, tmp_path: Path) -> None:
+    service = make_service(
+        lambda: ReplaySource(replay_scenes), clock=fake_clock, sleep=fake_clock.sleep, backup_every_s=3600.0
+    )
+    service.start()
+    step_until(service, lambda: service.stats.readings == 1)
+    backups = tmp_path / "backups"
+    assert len(list(backups.glob("rolls-*.sqlite3"))) == 1
+    fake_clock.now += 3600.0
+    step_until(service, lambda: service.stats.readings == 2)
+    copies = sorted(backups.glob("rolls-*.sqlite3"))
+    assert len(copies) == 2
+    assert len(RollLog(copies[-1]).readings()) >= 1
