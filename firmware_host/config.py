@@ -216,12 +216,12 @@ class GameConfig:
         for name in self.players:
             if not name.strip():
                 raise ValueError(f"game.players has an empty name {name!r}")
+        from firmware_host.heroes import find_hero
         from rules.errors import RulesError
-        from rules.heroes import load_hero
 
         for hero in self.heroes:
             try:
-                load_hero(hero)
+                find_hero(hero)
             except RulesError as error:  # unknown hero, or a hero file that does not load
                 raise ValueError(f"game.heroes: {error}") from None
 

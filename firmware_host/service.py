@@ -653,6 +653,7 @@ def build_service(
     """
     from firmware_host.commands.vision_cmd import make_reader
     from firmware_host.game_flow import GameFlow
+    from firmware_host.heroes import find_hero
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
@@ -668,7 +669,8 @@ def build_service(
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
-        flow = GameFlow(Game.new(list(config.game.heroes), names=list(config.game.players)))
+        heroes = [find_hero(hero) for hero in config.game.heroes]  # custom heroes too
+        flow = GameFlow(Game.new(heroes, names=list(config.game.players)))
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)
         opened.append(light)
