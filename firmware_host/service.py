@@ -10,7 +10,10 @@ One frame at a time::
 
 Faults never stop the loop: a corrupt frame is skipped with a warning; a camera that stops delivering
 frames shows CAMERA LOST (LED and display) and is reopened with a growing backoff, the game waiting
-where it was; a roll log that cannot be written keeps its rows in memory and retries, says so on the
+where it was. The camera is read in a capture thread of its own (:class:`hardware.camera.WatchedSource`):
+a read that hangs past :data:`READ_LIMIT_S` is a lost camera too, and SIGTERM is never held up by
+it. After a reconnect, the same dice in the same places are the roll already taken, not a new one
+(:func:`same_dice`), however often the cable flaps; a roll log that cannot be written keeps its rows in memory and retries, says so on the
 display, and after :data:`ROLL_LOG_GRACE_S` without a successful write ends the service with status 1
 (systemd restarts it; the rows are not silently lost behind a success code). The roll log is backed
 up with SQLite's online backup every :data:`BACKUP_EVERY_S`. systemd hears
@@ -39,8 +42,8 @@ from firmware_host.config import Config
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
-from hardware.camera import ReplayFinished, open_camera
-from hardware.errors import CameraUnavailable, HardwareError
+from hardware.camera import ReplayFinished, WatchedSource, open_camera
+from hardware.errors import CameraUnavailable, CaptureStopped, HardwareError
 from hardware.lights import TrayStatus
 from hardware.screens import ScreenState, render_screen
 from vision.errors import VisionError
@@ -59,6 +62,11 @@ FLUSH_RETRY_S = 5.0
 
 # Seconds between calls of the service's housekeeping hook.
 HOUSEKEEPING_S = 10.0
+
+# Seconds a camera read may take before the camera counts as lost (a frame comes every 33 ms), and
+# seconds its opening may take (picamera2 needs one or two).
+READ_LIMIT_S = 3.0
+OPEN_LIMIT_S = 10.0
 
 # Seconds a roll log may stay unwritable, its rows kept in memory, before the service gives up with
 # status 1: long enough for a full disk to be cleared by hand, short enough that a pulled SD card is
@@ -125,6 +133,8 @@ class ServiceStats:
     buttons: int = 0
     screens_shown: int = 0
     roll_log_failures: int = 0
+    same_after_reconnect: int = 0
+    """Settled readings after a camera reconnect that were the roll already taken."""
     processing_s: float = 0.0
     """Total wall time spent processing frames (reading excluded from nothing)."""
     latencies_s: list[float] = field(default_factory=list)
@@ -158,6 +168,8 @@ class TrayService:
     :param roll_log_grace_s: how long rows may wait in memory for an unwritable roll log before the
         service stops with status 1.
     :param backup_every_s: seconds between online backups of the roll log; None for none.
+    :param read_limit_s: the camera is opened and read in a capture thread, and a read taking longer
+        than this counts as a lost camera; None reads in the loop's own thread, unwatched.
     """
 
     def __init__(
@@ -180,8 +192,18 @@ class TrayService:
         housekeeping: Callable[[], None] | None = None,
         roll_log_grace_s: float = ROLL_LOG_GRACE_S,
         backup_every_s: float | None = None,
+        read_limit_s: float | None = READ_LIMIT_S,
     ) -> None:
-        self._open_source = open_source
+        self._stop = threading.Event()
+        if read_limit_s is not None:
+            limit = read_limit_s
+
+            def open_watched() -> FrameSource:
+                return WatchedSource(open_source, read_limit_s=limit, open_limit_s=max(limit, OPEN_LIMIT_S), stop=self._stop)
+
+            self._open_source: Callable[[], FrameSource] = open_watched
+        else:
+            self._open_source = open_source
         self._housekeeping = housekeeping
         self._last_housekeeping = float("-inf")
         self.live = live
@@ -203,7 +225,9 @@ class TrayService:
         self._camera_error: str | None = None
         self._reconnect_attempt = 0
         self._next_reconnect_at = 0.0
-        self._stop = threading.Event()
+        self._last_roll: FrameReading | None = None
+        """The last reading handed to the game, to know it again after a camera reconnect."""
+        self._reconnected = False
         self._closed = False
         self._started = False
         self._shown_screen: ScreenState | None = None
@@ -297,6 +321,8 @@ class TrayService:
             log.info("%s: stopping", error)
             self.stop()
             return
+        except CaptureStopped:
+            return
         except CameraUnavailable as error:
             self._lose_camera(str(error))
             return
@@ -384,6 +410,13 @@ class TrayService:
             self.detector.mark_empty()
             log.debug("settled: the tray is empty")
             return reading
+        if self._reconnected and self._last_roll is not None and same_dice(reading, self._last_roll):
+            # The camera came back to the dice it last read: the roll taken already, not a new one.
+            self.stats.same_after_reconnect += 1
+            log.info("settled: %s, the same dice as before the camera was lost; not a new roll", _describe(reading))
+            return reading
+        self._reconnected = False
+        self._last_roll = reading
         self.stats.readings += 1
         log.info("settled: read %s in %.1f ms", _describe(reading), reading.ms)
 
@@ -490,6 +523,8 @@ class TrayService:
     def _try_open(self, first: bool = False) -> bool:
         try:
             self._source = self._open_source()
+        except CaptureStopped:
+            return False
         except CameraUnavailable as error:
             if first:
                 self._lose_camera(str(error))
@@ -499,6 +534,7 @@ class TrayService:
         if self._camera_error is not None:
             log.info("camera back after %d attempts; the game goes on", self._reconnect_attempt)
             self.stats.reconnects += 1
+            self._reconnected = True
             self.notifier.status("reading the tray")
         self._camera_error = None
         self._reconnect_attempt = 0
@@ -615,6 +651,27 @@ class TrayService:
             log.warning("%s", error)
             return
         log.info("roll log backed up to %s", target)
+
+
+def same_dice(a: FrameReading, b: FrameReading) -> bool:
+    """True when ``a`` and ``b`` show the same dice in the same places: as many dice, each with a die
+    of the same face and status in ``b`` within a third of a die's side (a few pixels of camera
+    jitter after a reconnect; a real throw never lands every die back where it was)."""
+    if not a.dice or len(a.dice) != len(b.dice):
+        return False
+    left = list(b.dice)
+    for die in a.dice:
+        x, y, w, h = die.box
+        reach = max(8.0, 0.35 * max(w, h))
+        for other in left:
+            ox, oy, ow, oh = other.box
+            near = abs((x + w / 2) - (ox + ow / 2)) <= reach and abs((y + h / 2) - (oy + oh / 2)) <= reach
+            if near and other.value == die.value and other.status == die.status:
+                left.remove(other)
+                break
+        else:
+            return False
+    return True
 
 
 def _raise(error: RollLogError) -> str:
