@@ -191,6 +191,9 @@ class LiveViewConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     max_fps: float = 10.0
+    names: tuple[str, ...] = ()
+    """Host names the page is reached by (``dicetray.example.net``), besides IP addresses, localhost
+    and this machine's name: any other ``Host`` is refused (DNS rebinding)."""
 
     def check(self) -> None:
         if not self.host.strip():

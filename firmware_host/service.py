@@ -746,7 +746,9 @@ def build_service(
         if config.liveview.enabled:
             from firmware_host.liveview import LiveView
 
-            live = LiveView(config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps)
+            live = LiveView(
+                config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps, names=config.liveview.names
+            )
             live.start()
             opened.append(live)
             log.info("live view on http://%s:%d/", config.liveview.host, live.port)
