@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from calibration.errors import CalibrationMissing, ProfileError
 from calibration.paths import profiles_directory
-from vision.datafile import load_json_file
+from vision.datafile import fsync_path, load_json_file
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.detect import FaceDetector
@@ -404,13 +404,13 @@ def write_profile_folder(
             old = _old_folder(target)
             shutil.rmtree(old, ignore_errors=True)
             target.rename(old)
-            _fsync(target.parent)
+            fsync_path(target.parent)
             staging.rename(target)  # a crash before this line is repaired from ``old``
-            _fsync(target.parent)
+            fsync_path(target.parent)
             shutil.rmtree(old, ignore_errors=True)
         else:
             staging.rename(target)
-            _fsync(target.parent)
+            fsync_path(target.parent)
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
         raise ProfileError(f"cannot write profile at {str(target)!r}: {error.strerror or error}") from None
@@ -437,7 +437,7 @@ def repair_profile(target: Path) -> None:
         if old.is_dir():
             if not target.exists():
                 old.rename(target)
-                _fsync(target.parent)
+                fsync_path(target.parent)
             else:
                 shutil.rmtree(old, ignore_errors=True)
         for staging in target.parent.glob(f".{glob.escape(target.name)}{_STAGING}*"):
@@ -475,16 +475,8 @@ def _check_loads(staging: Path, target: Path) -> None:
 
 def _fsync_tree(folder: Path) -> None:
     for path in sorted(folder.rglob("*"), reverse=True):  # files before the folders holding them
-        _fsync(path)
-    _fsync(folder)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fsync_path(path)
+    fsync_path(folder)
 
 
 # -- listing and removing ---------------------------------------------------------------------

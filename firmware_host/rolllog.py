@@ -44,6 +44,7 @@ from typing import Any
 
 from calibration.paths import state_directory
 from firmware_host.errors import RollLogError
+from vision.datafile import fsync_path
 from vision.types import DieReading, FrameReading
 
 __all__ = ["LoggedCorrection", "LoggedReading", "LoggedScore", "RollLog", "RollLogError", "reading_notation"]
@@ -322,9 +323,9 @@ class RollLog:
                 copy.execute("PRAGMA journal_mode=DELETE")
             finally:
                 copy.close()
-            _fsync(partial)
+            fsync_path(partial)
             os.replace(partial, destination)
-            _fsync(destination.parent)
+            fsync_path(destination.parent)
         except (OSError, sqlite3.Error) as error:
             with contextlib.suppress(OSError):
                 partial.unlink()
@@ -442,14 +443,6 @@ def _integrity_problem(connection: sqlite3.Connection) -> str | None:
         return str(error)
     found = [str(row[0]) for row in rows]
     return None if found == ["ok"] else "; ".join(found[:3])
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _now(at: float | None) -> float:

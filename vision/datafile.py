@@ -158,6 +158,15 @@ def _check_values(data: Any, where: str, kind: str, error: ErrorClass) -> None:
             raise error(f"{where} is not valid {kind}: a number of about {digits} digits is too large")
 
 
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """Flushes a file, or a folder's entries (after a rename into it), to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def load_json_file(path: str | os.PathLike[str], error: ErrorClass, what: str = "file") -> Any:
     """A JSON file read with :func:`read_text_file` and parsed with :func:`parse_json`."""
     return parse_json(read_text_file(path, error, what), repr(os.fspath(path)), error)
@@ -172,6 +181,7 @@ __all__ = [
     "MAX_DATA_BYTES",
     "MAX_DEPTH",
     "MAX_NUMBER",
+    "fsync_path",
     "load_json_file",
     "load_toml_file",
     "parse_json",

@@ -96,22 +96,27 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_kill_9_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
-    path = tmp_path / "rolls.sqlite3"
+def kill_repeatedly(writer: str, path: Path, kills: int, seed: int, rows: tuple[int, int]) -> list[str]:
+    """Runs ``writer`` on ``path`` and kills it with SIGKILL after a random number of ``rows``, again
+    and again; returns the row ids it printed (each printed only once committed)."""
     committed: list[str] = []
-    rng = random.Random(5)
-    for _ in range(6):
-        process = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO
-        )
+    rng = random.Random(seed)
+    for _ in range(kills):
+        process = subprocess.Popen([sys.executable, "-c", writer, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO)
         assert process.stdout is not None
-        for _ in range(rng.randint(5, 60)):
+        for _ in range(rng.randint(*rows)):
             committed.append(process.stdout.readline().strip())
         process.send_signal(signal.SIGKILL)
         # Rows the writer printed before dying were committed too.
         committed.extend(line.strip() for line in process.stdout if line.strip())
         process.stdout.close()
         assert process.wait() == -signal.SIGKILL
+    return committed
+
+
+def test_kill_9_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    committed = kill_repeatedly(WRITER, path, kills=6, seed=5, rows=(5, 60))
     with RollLog(path) as log:
         assert log.integrity_check() == "ok"
         on_disk = {r.id for r in log.readings()}
@@ -223,21 +228,12 @@ PAIRED_WRITER = textwrap.dedent(
 
 def test_kill_9_never_leaves_a_reading_without_its_score(tmp_path: Path) -> None:
     path = tmp_path / "rolls.sqlite3"
-    rng = random.Random(11)
-    for _ in range(8):
-        process = subprocess.Popen(
-            [sys.executable, "-c", PAIRED_WRITER, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO
-        )
-        assert process.stdout is not None
-        for _ in range(rng.randint(3, 40)):
-            assert process.stdout.readline().strip()
-        process.send_signal(signal.SIGKILL)
-        process.communicate()
+    committed = kill_repeatedly(PAIRED_WRITER, path, kills=8, seed=11, rows=(3, 40))
     with RollLog(path) as log:
         assert log.integrity_check() == "ok"
         readings = {r.id for r in log.readings()}
         scored = {s.reading_id for s in log.scores()}
-    assert len(readings) >= 8 * 3
+    assert len(committed) >= 8 * 3 and set(committed) <= readings
     assert readings == scored
 
 
