@@ -21,7 +21,7 @@ from PIL import Image, ImageChops
 from firmware_host.config import load_config, parse_config
 from firmware_host.errors import exit_status_for
 from firmware_host.rolllog import RollLog
-from firmware_host.service import build_service
+from firmware_host.service import ROLL_LOG_FAILED_SCREEN, build_service
 from hardware.display import NullDisplay
 from hardware.errors import PinBusy
 from hardware.lights import StatusLight
@@ -117,6 +117,22 @@ def test_an_oversized_frame_in_a_replay_is_skipped_as_corrupt(tmp_path: Path, re
     assert "skipped a corrupt frame" in result.stdout and "frame_0020" in result.stdout
     assert "beyond the limit" in result.stdout
     assert "ended after 36 frames" in result.stdout
+
+
+def test_a_roll_log_that_cannot_be_opened_ends_the_run_with_status_1(tmp_path: Path, replay_scenes: Path) -> None:
+    (tmp_path / "state").write_text("a file where the roll log's folder should be")
+    config = tmp_path / "replay.toml"
+    config.write_text(
+        f'camera = "replay:{replay_scenes}"\ngpio = "mock"\ndisplay = "capture:frames"\nroll_log = "state/rolls.sqlite3"\n'
+    )
+    result = dicetray("run", "--config", str(config))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "rows not written: stopping with status 1" in result.stdout
+    assert "Traceback" not in result.stderr
+    last = sorted((tmp_path / "frames").glob("frame_*.png"))[-1]
+    with Image.open(last) as image:
+        expected = render_screen(ROLL_LOG_FAILED_SCREEN).convert("L")
+        assert ImageChops.difference(image.convert("L"), expected).getbbox() is None
 
 
 def test_a_config_typo_exits_2_naming_file_and_key(tmp_path: Path) -> None:
