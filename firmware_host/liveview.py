@@ -625,7 +625,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.SERVICE_UNAVAILABLE, b"too many viewers\n", "text/plain; charset=utf-8")
             return
         try:
-            self.connection.settimeout(STREAM_WRITE_TIMEOUT_S)
+            self.connection.settimeout(view.write_timeout_s)
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", f"multipart/x-mixed-replace; boundary={BOUNDARY}")
             self.send_header("Cache-Control", "no-store")
@@ -670,6 +670,7 @@ class LiveView:
     :param max_clients: stream viewers at once; more get 503, so a crowd cannot starve the Pi.
     :param keepalive_s: seconds a stream waits for a new frame before resending the last one.
     :param hub: a :class:`FrameHub` to serve (one with ``max_fps`` and defaults otherwise).
+    :param write_timeout_s: seconds one write to a stream viewer may block before it is dropped.
     :param names: host names the page may be reached by besides IP addresses, ``localhost`` and this
         machine's name (``Host`` is checked, against DNS rebinding).
     """
@@ -684,6 +685,7 @@ class LiveView:
         keepalive_s: float = 5.0,
         hub: FrameHub | None = None,
         names: Sequence[str] = (),
+        write_timeout_s: float = STREAM_WRITE_TIMEOUT_S,
     ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise BadLiveViewAddress(f"live view port must be 0-65535, got {port!r}")
@@ -693,6 +695,7 @@ class LiveView:
         self._requested_port = port
         self.max_clients = max_clients
         self.keepalive_s = keepalive_s
+        self.write_timeout_s = write_timeout_s
         self.stalled_dropped = 0
         """Stream viewers cut off because they stalled while a new one waited."""
         machine = socket.gethostname().lower()

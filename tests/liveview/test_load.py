@@ -61,12 +61,13 @@ class Publisher:
 
 
 def test_eight_stalled_viewers_never_lock_a_new_one_out() -> None:
-    view = LiveView(port=0, max_clients=8, hub=FrameHub(max_fps=50))
+    # A long write timeout: the stalled viewers stay until a new one needs their place.
+    view = LiveView(port=0, max_clients=8, hub=FrameHub(max_fps=50), write_timeout_s=120.0)
     with view:
         publisher = Publisher(view)
         stalled = [stalled_viewer(view.port) for _ in range(8)]
         try:
-            for _ in range(200):  # until every one of them has a write blocked on it
+            for _ in range(600):  # until every one of them has a write blocked on it
                 if stats(view.port)["stalled_clients"] == 8:
                     break
                 time.sleep(0.05)

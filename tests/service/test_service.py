@@ -400,7 +400,7 @@ def unplug_and_back(service: TrayService, sim: SimulatedTraySource, times: int =
 def test_a_hung_read_marks_the_camera_lost_and_it_is_reopened(make_service, fake_clock, caplog) -> None:
     sim = SimulatedTraySource(21, auto_roll=False, hold_s=0.5)
     camera = HangingCamera(sim)
-    service = make_service(camera.open, clock=fake_clock, sleep=fake_clock.sleep, read_limit_s=0.3)
+    service = make_service(camera.open, clock=fake_clock, sleep=fake_clock.sleep, read_limit_s=1.0)
     service.start()
     press_until_roll(service)
     before = snapshot(service)
@@ -410,7 +410,7 @@ def test_a_hung_read_marks_the_camera_lost_and_it_is_reopened(make_service, fake
     assert service.camera_lost
     assert service.light.status is TrayStatus.CAMERA_LOST
     assert service._shown_screen.banner == "CAMERA LOST"
-    assert any("hung for more than 0.3 s" in r.message for r in caplog.records)
+    assert any("hung for more than 1 s" in r.message for r in caplog.records)
     camera.released.set()
     step_until(service, lambda: not service.camera_lost, limit=2000)
     assert camera.opened == 2 and service.stats.reconnects == 1
