@@ -22,7 +22,6 @@ that mix faces, are reported.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -37,6 +36,7 @@ from calibration.errors import ProfileError
 from calibration.profiles import DieProfile, check_label
 from calibration.tray import saved_tray_hint
 from vision.detect import CROP_SIZE, CandidateFlag
+from vision.datafile import load_toml_file
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.profile_reader import BodyDetector, CalibratedFace, pairwise_distances
@@ -301,10 +301,7 @@ def names_from_file(path: Path, clustering: Clustering) -> dict[int, CalibratedF
     if not path.is_file():
         raise ProfileError(f"labels file not found: {str(path)!r}")
     entries = read_faces_file(path)
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("clusters", {})
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ProfileError(f"{str(path)!r}: {error}") from None
+    table = load_toml_file(path, ProfileError, "labels file").get("clusters", {})
     if not isinstance(table, dict) or not table:
         raise ProfileError(f"{str(path)!r}: needs a [clusters] table naming each cluster: 1 = \"label\"")
     names: dict[int, CalibratedFace | None] = {}

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from calibration.fitting import fit
 from calibration.profiles import DieProfile, check_label, check_name, read_pips
 from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
+from vision.datafile import load_toml_file
 from vision.errors import DatasetError, ImageLoadError
 from vision.imageio import load_image
 from vision.profile_reader import BodyDetector, CalibratedFace, square_crop
@@ -52,12 +52,7 @@ _CROP_LIKE = 200
 
 def read_faces_file(path: Path) -> dict[str, dict[str, Any]]:
     """The ``[faces.LABEL]`` tables of a ``faces.toml``; problems name the file and the key."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ProfileError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ProfileError(f"{str(path)!r}: not valid TOML: {error}") from None
+    data = load_toml_file(path, ProfileError, "faces file")
     unknown = sorted(set(data) - {"faces", "clusters"})
     if unknown:
         raise ProfileError(f"{str(path)!r}: unknown table {unknown[0]!r} (expected [faces.LABEL])")

@@ -19,13 +19,21 @@ A tray profile (``kind: "tray"``) is described in :mod:`calibration.tray`; both 
 folder, the manifest name and :func:`list_profiles` / :func:`remove_profile`.
 
 Loading checks everything and names the file and the problem (:class:`ProfileError`); a missing
-profile is :class:`CalibrationMissing`. Saving writes a new folder next to the old one and swaps it
-in, so a failed save never loses the profile that was there.
+profile is :class:`CalibrationMissing`.
+
+Saving is crash-safe: the new profile is written into a staging folder beside the old one, every
+file and the folder are fsynced, and the staged profile is loaded back before anything is replaced;
+then the old folder is renamed to ``.NAME.old``, the new one into place, and the parent folder is
+fsynced after each rename. Only then is the old one removed. A save cut short between the two renames
+(a crash, a pulled plug) leaves ``.NAME.old`` and no ``NAME``: the next use of the profiles
+(:func:`repair_profile`, run by every load, list and save) renames it back, so the previous profile
+is never lost, and removes staging folders a crash left behind.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import glob
 import json
 import os
 import re
@@ -42,6 +50,7 @@ import numpy.typing as npt
 
 from calibration.errors import CalibrationMissing, ProfileError
 from calibration.paths import profiles_directory
+from vision.datafile import fsync_path, load_json_file
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.detect import FaceDetector
@@ -62,6 +71,11 @@ MANIFEST = "profile.json"
 FINDERS = ("bodies", "pips", "pips+bodies")
 DIE_FORMAT = "dicetray-die-profile"
 FORMAT_VERSION = 1
+
+#: Limits on what a profile may hold, checked before any exemplar is loaded: a die set has a few
+#: dozen faces at most, and calibration keeps 24 exemplars per face.
+MAX_PROFILE_FACES = 64
+MAX_FACE_EXEMPLARS = 64
 
 Crop = npt.NDArray[np.uint8]
 
@@ -221,12 +235,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     manifest = folder / MANIFEST
     if not folder.is_dir() or not manifest.is_file():
         raise CalibrationMissing(f"no profile at {str(folder)!r} (no {MANIFEST} there)")
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ProfileError(f"{str(manifest)!r}: cannot read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"{str(manifest)!r}: not valid JSON: {error.msg} at line {error.lineno}") from None
+    data = load_json_file(manifest, ProfileError, "profile manifest")
     if not isinstance(data, dict):
         raise ProfileError(f"{str(manifest)!r}: must hold a JSON object, not {type(data).__name__}")
     version = data.get("version")
@@ -245,6 +254,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
     :raises ProfileError: a corrupt manifest or exemplar; the message names the file.
     """
     folder = profile_path(name_or_path)
+    repair_profile(folder)
     data = read_manifest(folder)
     where = str(folder / MANIFEST)
     if data.get("format") != DIE_FORMAT:
@@ -253,6 +263,8 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
     faces_data = _field(data, "faces", list, where)
     if not faces_data:
         raise ProfileError(f"{where!r}: 'faces' is empty")
+    if len(faces_data) > MAX_PROFILE_FACES:
+        raise ProfileError(f"{where!r}: {len(faces_data)} faces, more than the {MAX_PROFILE_FACES} a profile may hold")
     faces: list[CalibratedFace] = []
     exemplars: dict[str, tuple[Crop, ...]] = {}
     for index, entry in enumerate(faces_data):
@@ -272,7 +284,10 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> DieProfile:
         except ValueError as error:
             raise ProfileError(f"{at!r}: {error}") from None
         crops: list[Crop] = []
-        for relative in _field(entry, "exemplars", list, at):
+        listed = _field(entry, "exemplars", list, at)
+        if len(listed) > MAX_FACE_EXEMPLARS:
+            raise ProfileError(f"{at!r}: {len(listed)} exemplars, more than the {MAX_FACE_EXEMPLARS} a face may hold")
+        for relative in listed:
             if not isinstance(relative, str) or Path(relative).is_absolute() or ".." in Path(relative).parts:
                 raise ProfileError(f"{at!r}: bad exemplar path {relative!r}")
             path = folder / relative
@@ -370,25 +385,32 @@ def save_profile(profile: DieProfile, folder: str | os.PathLike[str] | None = No
 def write_profile_folder(
     target: Path, manifest: Mapping[str, Any], write_files: Any, *, overwrite: bool
 ) -> Path:
-    """Writes a profile folder through a staging folder next to it, then swaps it in."""
+    """Writes a profile folder through a staging folder next to it, checks that it loads, then swaps
+    it in crash-safely (see the module docstring)."""
+    repair_profile(target)
     if target.exists() and not overwrite:
         raise ProfileError(f"a profile already exists at {str(target)!r}; remove it first or pass --force")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{_STAGING}", dir=target.parent))
     except OSError as error:
         raise ProfileError(f"cannot write profile at {str(target)!r}: {error.strerror or error}") from None
     try:
         write_files(staging)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        _fsync_tree(staging)
+        _check_loads(staging, target)
         if target.exists():
-            old = target.with_name(f".{target.name}.old")
+            old = _old_folder(target)
             shutil.rmtree(old, ignore_errors=True)
             target.rename(old)
-            staging.rename(target)
+            fsync_path(target.parent)
+            staging.rename(target)  # a crash before this line is repaired from ``old``
+            fsync_path(target.parent)
             shutil.rmtree(old, ignore_errors=True)
         else:
             staging.rename(target)
+            fsync_path(target.parent)
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
         raise ProfileError(f"cannot write profile at {str(target)!r}: {error.strerror or error}") from None
@@ -396,6 +418,65 @@ def write_profile_folder(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target
+
+
+_STAGING = ".new-"
+"""Marks a staging folder: ``.NAME.new-XXXXXX``."""
+
+
+def _old_folder(target: Path) -> Path:
+    return target.with_name(f".{target.name}.old")
+
+
+def repair_profile(target: Path) -> None:
+    """Finishes or undoes a save of the profile at ``target`` that was cut short: ``.NAME.old`` without
+    ``NAME`` is renamed back (the new one never got in place); ``.NAME.old`` beside ``NAME`` is
+    removed (the swap was done); staging folders left by a crash are removed."""
+    old = _old_folder(target)
+    try:
+        if old.is_dir():
+            if not target.exists():
+                old.rename(target)
+                fsync_path(target.parent)
+            else:
+                shutil.rmtree(old, ignore_errors=True)
+        for staging in target.parent.glob(f".{glob.escape(target.name)}{_STAGING}*"):
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError as error:
+        raise ProfileError(f"cannot repair the half-saved profile at {str(target)!r}: {error.strerror or error}") from None
+
+
+def repair_profiles() -> None:
+    """:func:`repair_profile` for every saved profile a cut-short save may have left."""
+    root = profiles_directory()
+    if not root.is_dir():
+        return
+    for entry in root.iterdir():
+        name = entry.name
+        if name.startswith(".") and name.endswith(".old"):
+            repair_profile(root / name[1:-4])
+        elif name.startswith(".") and _STAGING in name:
+            repair_profile(root / name[1:].split(_STAGING)[0])
+
+
+def _check_loads(staging: Path, target: Path) -> None:
+    """The staged profile must load before it replaces anything."""
+    kind = read_manifest(staging).get("kind")
+    try:
+        if kind == "tray":
+            from calibration.tray import load_tray_profile
+
+            load_tray_profile(staging)
+        else:
+            load_profile(staging)
+    except (ProfileError, CalibrationMissing) as error:
+        raise ProfileError(f"the new profile for {str(target)!r} does not load, the old one is kept: {error}") from None
+
+
+def _fsync_tree(folder: Path) -> None:
+    for path in sorted(folder.rglob("*"), reverse=True):  # files before the folders holding them
+        fsync_path(path)
+    fsync_path(folder)
 
 
 # -- listing and removing ---------------------------------------------------------------------
@@ -429,6 +510,7 @@ def list_profiles() -> list[ProfileInfo]:
     root = profiles_directory()
     if not root.is_dir():
         return []
+    repair_profiles()
     found: list[ProfileInfo] = []
     for folder in sorted(root.iterdir()):
         if not folder.is_dir() or folder.name.startswith("."):

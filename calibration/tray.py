@@ -31,7 +31,16 @@ import numpy.typing as npt
 
 from calibration.errors import CalibrationMissing, ProfileError
 from calibration.paths import profiles_directory
-from calibration.profiles import MANIFEST, FORMAT_VERSION, _now, check_name, profile_path, read_manifest, write_profile_folder
+from calibration.profiles import (
+    FORMAT_VERSION,
+    MANIFEST,
+    _now,
+    check_name,
+    profile_path,
+    read_manifest,
+    repair_profile,
+    write_profile_folder,
+)
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.profile_reader import BodyDetector, TrayHint
@@ -187,6 +196,7 @@ def load_tray_profile(name_or_path: str | os.PathLike[str] = DEFAULT_TRAY) -> Tr
     :raises ProfileError: a corrupt manifest or background image; the message names the file.
     """
     folder = profile_path(name_or_path)
+    repair_profile(folder)
     data = read_manifest(folder)
     where = str(folder / MANIFEST)
     if data.get("format") != TRAY_FORMAT:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import tomllib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,9 +73,9 @@ class CameraSpec:
             raise ValueError(f"camera {text!r} is not one of sim, sim:SEED, picamera, usb:N, replay:DIR")
         if kind == "picamera" and argument:
             raise ValueError(f"camera {text!r}: picamera takes no argument")
-        if kind == "usb" and not argument.isdigit():
+        if kind == "usb" and not (argument.isascii() and argument.isdigit()):
             raise ValueError(f"camera {text!r}: usb needs a device number, as in 'usb:0'")
-        if kind == "sim" and argument and not argument.isdigit():
+        if kind == "sim" and argument and not (argument.isascii() and argument.isdigit()):
             raise ValueError(f"camera {text!r}: sim takes a seed number, as in 'sim:7'")
         if kind == "replay":
             if not argument:
@@ -192,6 +191,9 @@ class LiveViewConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     max_fps: float = 10.0
+    names: tuple[str, ...] = ()
+    """Host names the page is reached by (``dicetray.example.net``), besides IP addresses, localhost
+    and this machine's name: any other ``Host`` is refused (DNS rebinding)."""
 
     def check(self) -> None:
         if not self.host.strip():
@@ -217,12 +219,12 @@ class GameConfig:
         for name in self.players:
             if not name.strip():
                 raise ValueError(f"game.players has an empty name {name!r}")
+        from firmware_host.heroes import find_hero
         from rules.errors import RulesError
-        from rules.heroes import load_hero
 
         for hero in self.heroes:
             try:
-                load_hero(hero)
+                find_hero(hero)
             except RulesError as error:  # unknown hero, or a hero file that does not load
                 raise ValueError(f"game.heroes: {error}") from None
 
@@ -284,27 +286,18 @@ def load_config(path: str | Path | None = None) -> Config:
     found = find_config(path)
     if found is None:
         return Config()
-    try:
-        text = found.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file {str(found)!r} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config file {str(found)!r} is a folder") from None
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"config file {str(found)!r} is not UTF-8 text ({error.reason})") from None
-    except OSError as error:
-        raise ConfigError(f"config file {str(found)!r} cannot be read: {error.strerror}") from None
-    return parse_config(text, source=found)
+    from vision.datafile import read_text_file
+
+    return parse_config(read_text_file(found, ConfigError, "config file"), source=found)
 
 
 def parse_config(text: str, source: Path | None = None) -> Config:
     """Checks TOML text into a :class:`Config`; ``source`` names the file in errors and anchors
     relative paths."""
     where = repr(str(source)) if source is not None else "config"
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{where} is not valid TOML: {error}") from None
+    from vision.datafile import parse_toml
+
+    data = parse_toml(text, where, ConfigError)
     base = source.resolve().parent if source is not None else None
     allowed = (*_SCALARS, *_SECTIONS)
     for key in data:

@@ -31,6 +31,7 @@ from firmware_host.transcript import FlowEventKind, Transcript
 from hardware.buttons import ButtonEvent
 from hardware.errors import DisplayUnavailable
 from hardware.sim.render import DieTruth
+from rules.heroes import Hero
 from vision.types import DieReading, DieStatus, FrameReading
 
 __all__ = ["DemoResult", "DemoTable", "run_demo", "DEMO_HEROES"]
@@ -84,7 +85,7 @@ class DemoTable:
         out: str | Path,
         seed: int = 0,
         *,
-        heroes: Sequence[str] = DEMO_HEROES,
+        heroes: Sequence[Hero | str] = DEMO_HEROES,
         names: Sequence[str] | None = None,
         turn_limit: int = DEMO_TURNS,
         echo: TextIO | None = None,
@@ -107,7 +108,11 @@ class DemoTable:
         self.display = CaptureDisplay(out, replace_existing=True)
         self._rng = np.random.default_rng([seed, 7])
         self.transcript = Transcript(echo=echo)
-        game = Game.new(list(heroes), names=list(names) if names is not None else None)
+        from firmware_host.heroes import find_hero
+
+        # Custom heroes too, found as score and odds find them.
+        players = [find_hero(hero) if isinstance(hero, str) else hero for hero in heroes]
+        game = Game.new(players, names=list(names) if names is not None else None)
         self.flow = GameFlow(game, on_event=self.transcript, turn_limit=turn_limit)
         self.tray = SimulatedTraySource(seed, auto_roll=False, fps=DEMO_FPS, roll_s=(0.5, 0.8), pickup=False)
         self.pins = MockFactory(pin_class=MockPWMPin)
@@ -361,13 +366,21 @@ def run_demo(
     turn_limit: int = DEMO_TURNS,
     echo: TextIO | None = None,
     reader: Reader | None = None,
+    heroes: Sequence[str] = DEMO_HEROES,
 ) -> DemoResult:
-    """Plays the demo game (Barbarian against Moon Elf) and returns what happened; the transcript
-    is also left in ``out/transcript.txt`` beside the display frames.
+    """Plays the demo game (Barbarian against Moon Elf, or the two ``heroes`` given, custom ones
+    included) and returns what happened; the transcript is also left in ``out/transcript.txt``
+    beside the display frames. Each player is named after their hero.
 
     :raises DisplayUnavailable: ``out`` cannot be written (before anything is played).
+    :raises UnknownHeroError: a hero not found (nothing is played).
     """
-    table = DemoTable(out, seed, names=("Barbarian", "Moon Elf"), turn_limit=turn_limit, echo=echo, reader=reader)
+    from firmware_host.heroes import find_hero
+
+    found = [find_hero(hero) for hero in heroes]
+    taken = [hero.name for hero in found]
+    names = [hero.name if taken.count(hero.name) == 1 else f"{hero.name} {seat}" for seat, hero in enumerate(found, start=1)]
+    table = DemoTable(out, seed, heroes=found, names=names, turn_limit=turn_limit, echo=echo, reader=reader)
     result = table.play()
     path = Path(out) / "transcript.txt"
     try:

@@ -26,6 +26,13 @@ Cost on the frame loop: :meth:`LiveView.publish_frame` only stores a copy of the
 ``max_fps`` times a second. Drawing and JPEG encoding happen in the HTTP threads, only when a client
 is waiting for a newer frame, so an unwatched tray spends no CPU on the stream.
 
+Under load: a stream write that blocks (a viewer that stopped reading) times out after
+:data:`STREAM_WRITE_TIMEOUT_S` and ends that stream; a new viewer arriving while the streams are
+full takes the place of one stalled for :data:`STALLED_S`, so stalled clients never lock viewers out.
+Every request's ``Host`` must be an IP address, ``localhost``, this machine's host name (also with
+``.local``) or one of the configured ``names``: anything else is 421, which stops DNS rebinding (a web
+page elsewhere making a browser on the table's network read the tray).
+
 Standard library only (:class:`http.server.ThreadingHTTPServer`) plus OpenCV for the JPEG; the boxes
 are drawn by :func:`vision.annotate.annotate`, the same debug image ``dicetray read --annotate`` writes.
 """
@@ -37,6 +44,7 @@ import collections
 import dataclasses
 import enum
 import errno
+import ipaddress
 import json
 import logging
 import socket
@@ -87,7 +95,17 @@ DEFAULT_PORT = 8080
 BOUNDARY = "dicetrayframe"
 
 # Errors a client that went away gives on write; the stream ends quietly on them.
-_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+_GONE = (OSError,)  # a broken pipe, a reset, a write timeout, a socket cut off as stalled
+
+# Seconds one write to a stream viewer may block before that viewer is dropped; a viewer that reads
+# never blocks this long (a frame is tens of KB, the socket buffer holds several).
+STREAM_WRITE_TIMEOUT_S = 3.0
+
+# Seconds a write must have blocked for its viewer to count as stalled and give way to a new one.
+STALLED_S = 0.5
+
+# Seconds a connection may take to send its request.
+REQUEST_TIMEOUT_S = 5.0
 
 
 class LiveViewError(ServiceError):
@@ -449,7 +467,36 @@ class _Server(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
         self._workers: set[threading.Thread] = set()
+        self._streams: dict[socket.socket, _StreamSlot] = {}
         super().__init__(address, _Handler)
+
+    def admit_stream(self, connection: socket.socket, limit: int) -> _StreamSlot | None:
+        """A slot for a new stream viewer, or None when ``limit`` viewers stream and none is stalled.
+        A stalled viewer (a write blocked for :data:`STALLED_S`) is cut off to make room."""
+        now = time.monotonic()
+        with self._lock:
+            if len(self._streams) >= limit:
+                stalled = [slot for slot in self._streams.values() if slot.stalled(now)]
+                if stalled:
+                    oldest = min(stalled, key=lambda slot: slot.writing_since or now)
+                    del self._streams[oldest.connection]
+                    oldest.cut_off()
+                    self.view.stalled_dropped += 1
+            if len(self._streams) >= limit:
+                return None
+            slot = _StreamSlot(connection)
+            self._streams[connection] = slot
+            return slot
+
+    def release_stream(self, slot: _StreamSlot) -> None:
+        with self._lock:
+            if self._streams.get(slot.connection) is slot:
+                del self._streams[slot.connection]
+
+    def stalled_streams(self) -> int:
+        now = time.monotonic()
+        with self._lock:
+            return sum(1 for slot in self._streams.values() if slot.stalled(now))
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind asks DNS for the host's full name; a Pi without DNS would stall here.
@@ -494,11 +541,28 @@ class _Server(ThreadingHTTPServer):
             worker.join(max(0.0, deadline - time.monotonic()))
 
 
+class _StreamSlot:
+    """One stream viewer: its socket and since when its current write has been blocked."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+        self.writing_since: float | None = None
+
+    def stalled(self, now: float) -> bool:
+        return self.writing_since is not None and now - self.writing_since >= STALLED_S
+
+    def cut_off(self) -> None:
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)  # its blocked write fails; its thread ends
+        except OSError:
+            pass
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     server_version = "dicetray-liveview"
-    # A client that stops reading holds a thread for at most this long.
-    timeout = 10.0
+    # A client that sends no request holds a thread for at most this long.
+    timeout = REQUEST_TIMEOUT_S
     routes: ClassVar[dict[str, str]] = {
         "/": "_page",
         "/index.html": "_page",
@@ -509,6 +573,11 @@ class _Handler(BaseHTTPRequestHandler):
     }
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        host = self.headers.get("Host")
+        if not self.server.view.host_allowed(host):
+            shown = str(host)[:100].encode("utf-8", "replace")
+            self._send(HTTPStatus.MISDIRECTED_REQUEST, b"unknown host name: " + shown + b"\n", "text/plain; charset=utf-8")
+            return
         path = urlsplit(self.path).path
         name = self.routes.get(path)
         if name is None:
@@ -551,31 +620,38 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream(self) -> None:
         view = self.server.view
         hub = view.hub
-        if hub.stats().clients >= view.max_clients:
+        slot = self.server.admit_stream(self.connection, view.max_clients)
+        if slot is None:
             self._send(HTTPStatus.SERVICE_UNAVAILABLE, b"too many viewers\n", "text/plain; charset=utf-8")
             return
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", f"multipart/x-mixed-replace; boundary={BOUNDARY}")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        last = 0
-        with hub.client():
-            while not hub.closed:
-                frame = hub.wait_next(last, timeout=view.keepalive_s)
-                if frame is None:
-                    # No new frame for a while: send the last one again, so a client that left is
-                    # noticed (the write fails) instead of holding its thread until close().
-                    frame = hub.latest()
-                    if frame is None or hub.closed:
-                        continue
-                self.wfile.write(
-                    f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(frame.jpeg)}\r\n\r\n".encode()
-                    + frame.jpeg
-                    + b"\r\n"
-                )
-                self.wfile.flush()
-                last = frame.seq
+        try:
+            self.connection.settimeout(view.write_timeout_s)
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", f"multipart/x-mixed-replace; boundary={BOUNDARY}")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            last = 0
+            with hub.client():
+                while not hub.closed:
+                    frame = hub.wait_next(last, timeout=view.keepalive_s)
+                    if frame is None:
+                        # No new frame for a while: send the last one again, so a client that left is
+                        # noticed (the write fails) instead of holding its thread until close().
+                        frame = hub.latest()
+                        if frame is None or hub.closed:
+                            continue
+                    slot.writing_since = time.monotonic()
+                    self.wfile.write(
+                        f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(frame.jpeg)}\r\n\r\n".encode()
+                        + frame.jpeg
+                        + b"\r\n"
+                    )
+                    self.wfile.flush()
+                    slot.writing_since = None
+                    last = frame.seq
+        finally:
+            self.server.release_stream(slot)
 
 
 class LiveView:
@@ -594,6 +670,9 @@ class LiveView:
     :param max_clients: stream viewers at once; more get 503, so a crowd cannot starve the Pi.
     :param keepalive_s: seconds a stream waits for a new frame before resending the last one.
     :param hub: a :class:`FrameHub` to serve (one with ``max_fps`` and defaults otherwise).
+    :param write_timeout_s: seconds one write to a stream viewer may block before it is dropped.
+    :param names: host names the page may be reached by besides IP addresses, ``localhost`` and this
+        machine's name (``Host`` is checked, against DNS rebinding).
     """
 
     def __init__(
@@ -605,6 +684,8 @@ class LiveView:
         max_clients: int = 8,
         keepalive_s: float = 5.0,
         hub: FrameHub | None = None,
+        names: Sequence[str] = (),
+        write_timeout_s: float = STREAM_WRITE_TIMEOUT_S,
     ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise BadLiveViewAddress(f"live view port must be 0-65535, got {port!r}")
@@ -614,6 +695,13 @@ class LiveView:
         self._requested_port = port
         self.max_clients = max_clients
         self.keepalive_s = keepalive_s
+        self.write_timeout_s = write_timeout_s
+        self.stalled_dropped = 0
+        """Stream viewers cut off because they stalled while a new one waited."""
+        machine = socket.gethostname().lower()
+        self.names = frozenset(
+            n.lower().rstrip(".") for n in ("localhost", machine, f"{machine}.local", host, *names) if n
+        )
         self.hub = hub if hub is not None else FrameHub(max_fps=max_fps)
         self._lock = threading.Lock()
         self._reading_json = "null"
@@ -689,6 +777,24 @@ class LiveView:
         self._thread.start()
         log.info("live view at %s", self.url)
 
+    def host_allowed(self, header: str | None) -> bool:
+        """Whether a request's ``Host`` header names this tray: an IP address (a browser sends one
+        only when the user typed it), or one of :attr:`names`, with or without a port. A request
+        without ``Host`` (HTTP/1.0; no browser) is allowed."""
+        if header is None:
+            return True
+        name = header.strip().lower()
+        if name.startswith("["):  # [v6]:port
+            name = name[1 : name.find("]")] if "]" in name else ""
+        elif name.count(":") == 1:
+            name = name.partition(":")[0]
+        name = name.rstrip(".")
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return name in self.names
+
     def publish_frame(self, frame_bgr: Frame, reading: FrameReading | None = None) -> None:
         """Show a camera frame. A ``reading`` is drawn on this frame and the following ones (the dice
         lie still) until :meth:`clear_reading` or the next reading, and becomes ``/api/state``'s.
@@ -737,6 +843,9 @@ class LiveView:
     def stats(self) -> dict[str, Any]:
         """The body of ``/api/stats``."""
         out = self.hub.stats().to_json()
+        server = self._server
+        out["stalled_clients"] = server.stalled_streams() if server is not None else 0
+        out["stalled_dropped"] = self.stalled_dropped
         out["uptime_s"] = round(time.monotonic() - self._started_at, 1)
         return out
 
@@ -846,7 +955,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     live: LiveView | None = None
     try:
         kind, _, seed = str(args.camera).partition(":")
-        if kind == "sim" and (not seed or seed.isdigit()):
+        if kind == "sim" and (not seed or (seed.isascii() and seed.isdigit())):
             # Real time, so the page shows dice tumbling at the pace they would at the table.
             source = SimulatedTraySource(int(seed or 0), clock=time.monotonic, pace=True)
         else:

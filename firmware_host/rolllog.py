@@ -1,8 +1,9 @@
 """The roll log: every settled reading, what was scored, and every correction, in SQLite.
 
 Durability: the database runs in WAL mode with ``synchronous=FULL``. Each row is written in its own
-transaction, so a process killed mid-write (kill -9, the watchdog's SIGABRT) loses nothing that was
-committed and never leaves a half row. ``FULL`` rather than ``NORMAL`` because the tray's plug gets
+transaction, or with the rows that belong to it in one (:meth:`RollLog.transaction`: a reading and
+what it scored), so a process killed mid-write (kill -9, the watchdog's SIGABRT) loses nothing that
+was committed and never leaves a half row or a reading without its score. ``FULL`` rather than ``NORMAL`` because the tray's plug gets
 pulled: with ``NORMAL`` a power cut may drop the last few commits of the WAL; a roll every few seconds
 makes the extra fsync free.
 
@@ -10,6 +11,11 @@ Faults: when a write fails (disk full, a read-only file or folder, a file that i
 row stays in memory, :class:`~firmware_host.errors.RollLogError` names the file, and the next write or
 :meth:`RollLog.flush` tries again, in order. Rows are given their ids (``uuid4`` hex) before they
 reach the disk, so a score can name its reading while both are still pending.
+
+Damage: the first opening of a file runs ``PRAGMA integrity_check``. A roll log that fails it is
+moved aside (``rolls.sqlite3.damaged-<time>``, with its WAL), the error log says where, and a new log
+is started; a file that is no SQLite database at all is never moved, only refused. :meth:`RollLog.backup`
+copies the log with SQLite's online backup API while the tray keeps writing.
 
 >>> from vision.types import FrameReading
 >>> log = RollLog(":memory:")
@@ -21,13 +27,16 @@ reach the disk, so a score can name its reading while both are still pending.
 
 from __future__ import annotations
 
+import contextlib
+import datetime as _dt
 import json
 import logging
+import os
 import sqlite3
 import time
 import uuid
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +44,7 @@ from typing import Any
 
 from calibration.paths import state_directory
 from firmware_host.errors import RollLogError
+from vision.datafile import fsync_path
 from vision.types import DieReading, FrameReading
 
 __all__ = ["LoggedCorrection", "LoggedReading", "LoggedScore", "RollLog", "RollLogError", "reading_notation"]
@@ -71,6 +81,11 @@ CREATE INDEX IF NOT EXISTS readings_at ON readings(at);
 
 # Rows waiting for a writable disk; far more than an evening of rolls, and a bound on memory.
 MAX_PENDING = 50_000
+
+# Backups kept in the backup folder; older ones are removed after each new one.
+KEEP_BACKUPS = 7
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def reading_notation(reading: FrameReading) -> str:
@@ -126,6 +141,10 @@ class RollLog:
         self._connection: sqlite3.Connection | None = None
         self._pending: deque[_Row] = deque()
         self._dropped = 0
+        self._held = 0
+        self._checked = self._memory
+        self.damaged: Path | None = None
+        """Where a roll log that failed its integrity check was moved, when one did."""
 
     def __repr__(self) -> str:
         return f"RollLog({str(self.path)!r})"
@@ -153,7 +172,7 @@ class RollLog:
         row_id = uuid.uuid4().hex
         dice = json.dumps([d.to_json() for d in reading.dice], sort_keys=True)
         self._write(
-            "INSERT INTO readings (id, at, notation, all_ok, ms, dice) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO readings (id, at, notation, all_ok, ms, dice) VALUES (?, ?, ?, ?, ?, ?)",
             (row_id, _now(at), reading_notation(reading), int(reading.all_ok), float(reading.ms), dice),
         )
         return row_id
@@ -174,7 +193,7 @@ class RollLog:
         """
         row_id = uuid.uuid4().hex
         self._write(
-            "INSERT INTO scores (id, reading_id, at, kind, text, data) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO scores (id, reading_id, at, kind, text, data) VALUES (?, ?, ?, ?, ?, ?)",
             (row_id, reading_id, _now(at), kind, text, _json(data)),
         )
         return row_id
@@ -193,32 +212,47 @@ class RollLog:
         """
         row_id = uuid.uuid4().hex
         self._write(
-            "INSERT INTO corrections (id, reading_id, at, text, data) VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO corrections (id, reading_id, at, text, data) VALUES (?, ?, ?, ?, ?)",
             (row_id, reading_id, _now(at), text, _json(data)),
         )
         return row_id
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[RollLog]:
+        """Rows recorded inside land in one transaction when the block ends: all or none of them
+        (a reading and its score). Nothing is written inside the block, so nothing raises there.
+
+        :raises RollLogError: at the end of the block, as :meth:`flush`; the rows stay pending.
+        """
+        self._held += 1
+        try:
+            yield self
+        finally:
+            self._held -= 1
+        if not self._held:
+            self.flush()
+
     def flush(self) -> None:
-        """Writes the pending rows, oldest first, each in its own transaction.
+        """Writes the pending rows, oldest first, in one transaction (rows kept through an outage
+        go in together, in order).
 
         :raises RollLogError: the log cannot be written; the rows not yet written stay pending.
         """
         if not self._pending:
             return
         connection = self._connect()
-        while self._pending:
-            statement, parameters = self._pending[0]
-            try:
-                with connection:  # one transaction: committed whole, or rolled back whole
+        rows = list(self._pending)
+        try:
+            with connection:  # one transaction: committed whole, or rolled back whole
+                for statement, parameters in rows:
+                    # OR IGNORE: a row already on disk is a commit whose acknowledgement was lost.
                     connection.execute(statement, parameters)
-            except sqlite3.IntegrityError:
-                # Already on disk: a commit whose acknowledgement was lost. Nothing to do again.
-                log.debug("roll log row %s already written", parameters[0])
-            except sqlite3.Error as error:
-                # Reopen next time: a connection opened on a read-only file stays read-only even
-                # after the file is made writable again.
-                self._disconnect()
-                raise self._error("cannot be written", error) from None
+        except sqlite3.Error as error:
+            # Reopen next time: a connection opened on a read-only file stays read-only even
+            # after the file is made writable again.
+            self._disconnect()
+            raise self._error("cannot be written", error) from None
+        for _ in rows:
             self._pending.popleft()
 
     def _write(self, statement: str, parameters: tuple[Any, ...]) -> None:
@@ -227,7 +261,8 @@ class RollLog:
             self._dropped += 1
             log.error("roll log %s: %d rows dropped while it could not be written", self.path, self._dropped)
         self._pending.append((statement, parameters))
-        self.flush()
+        if not self._held:
+            self.flush()
 
     # -- reading back ----------------------------------------------------------------------------
 
@@ -262,6 +297,46 @@ class RollLog:
             raise self._error("cannot be checked", error) from None
         return str(row[0])
 
+    def backup(self, target: str | Path | None = None) -> Path:
+        """Copies the log with SQLite's online backup API (a consistent copy while rows keep coming)
+        to ``target``, default a timestamped file in ``backups/`` beside the log, keeping the newest
+        :data:`KEEP_BACKUPS` there. The copy is written beside its target and renamed into place.
+
+        :raises RollLogError: the log cannot be read or the copy cannot be written; names the file.
+        """
+        if self._memory:
+            raise RollLogError("an in-memory roll log has nothing to back up")
+        folder = self.path.parent / "backups"
+        if target is None:
+            stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+            destination = folder / f"{self.path.stem}-{stamp}.sqlite3"
+        else:
+            destination = Path(target)
+        source = self._connect()
+        partial = destination.with_name(f".{destination.name}.partial")
+        try:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            partial.unlink(missing_ok=True)
+            copy = sqlite3.connect(str(partial))
+            try:
+                source.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                copy.close()
+            fsync_path(partial)
+            os.replace(partial, destination)
+            fsync_path(destination.parent)
+        except (OSError, sqlite3.Error) as error:
+            with contextlib.suppress(OSError):
+                partial.unlink()
+            detail = getattr(error, "strerror", None) or str(error)
+            raise RollLogError(f"roll log {str(self.path)!r}: backup to {str(destination)!r} failed: {detail}") from None
+        if target is None:
+            for old in sorted(folder.glob(f"{self.path.stem}-*.sqlite3"))[:-KEEP_BACKUPS]:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+        return destination
+
     def close(self) -> None:
         """Tries a last flush (a failure is logged; the rows are lost only with the process) and closes."""
         if self._pending:
@@ -292,6 +367,13 @@ class RollLog:
             connection = sqlite3.connect(str(self.path), timeout=5.0)
         except (OSError, sqlite3.Error) as error:
             raise self._error("cannot be opened", error) from None
+        if not self._checked:
+            problem = _integrity_problem(connection)
+            if problem is not None and self._is_sqlite_file():
+                connection.close()
+                self._set_aside(problem)
+                return self._connect()
+            self._checked = problem is None
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
@@ -314,6 +396,34 @@ class RollLog:
         self._connection = connection
         return connection
 
+    def _is_sqlite_file(self) -> bool:
+        try:
+            with self.path.open("rb") as stream:
+                return stream.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+        except OSError:
+            return False
+
+    def _set_aside(self, problem: str) -> None:
+        """Moves a damaged log (and its WAL and shared-memory files) aside, for a new one to start."""
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                part = Path(f"{self.path}{suffix}")
+                if part.exists():
+                    os.replace(part, Path(f"{aside}{suffix}"))
+        except OSError as error:
+            raise RollLogError(
+                f"roll log {str(self.path)!r} failed its integrity check ({problem}) and cannot be moved "
+                f"aside: {error.strerror or error}"
+            ) from None
+        self.damaged = aside
+        self._checked = True
+        log.error(
+            "roll log %s failed its integrity check (%s): kept aside as %s; a new roll log starts",
+            self.path, problem, aside,
+        )  # fmt: skip
+
     def _disconnect(self) -> None:
         if self._connection is not None:
             self._connection.close()
@@ -323,6 +433,16 @@ class RollLog:
         detail = getattr(error, "strerror", None) or str(error)
         pending = f"; {len(self._pending)} rows kept to retry" if self._pending else ""
         return RollLogError(f"roll log {str(self.path)!r} {what}: {detail}{pending}")
+
+
+def _integrity_problem(connection: sqlite3.Connection) -> str | None:
+    """None when ``PRAGMA integrity_check`` says ok (or the file is new), else what it found."""
+    try:
+        rows = connection.execute("PRAGMA integrity_check").fetchall()
+    except sqlite3.DatabaseError as error:
+        return str(error)
+    found = [str(row[0]) for row in rows]
+    return None if found == ["ok"] else "; ".join(found[:3])
 
 
 def _now(at: float | None) -> float:

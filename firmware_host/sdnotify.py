@@ -22,9 +22,9 @@ def watchdog_interval(environ: dict[str, str] | None = None) -> float | None:
     env = os.environ if environ is None else environ
     usec = env.get("WATCHDOG_USEC", "")
     pid = env.get("WATCHDOG_PID", "")
-    if not usec.isdigit() or int(usec) == 0:
+    if not (usec.isascii() and usec.isdigit()) or int(usec) == 0:
         return None
-    if pid.isdigit() and int(pid) != os.getpid():
+    if (pid.isascii() and pid.isdigit()) and int(pid) != os.getpid():
         return None
     return int(usec) / 2_000_000
 

@@ -10,7 +10,13 @@ One frame at a time::
 
 Faults never stop the loop: a corrupt frame is skipped with a warning; a camera that stops delivering
 frames shows CAMERA LOST (LED and display) and is reopened with a growing backoff, the game waiting
-where it was; a roll log that cannot be written keeps its rows in memory and retries. systemd hears
+where it was. The camera is read in a capture thread of its own (:class:`hardware.camera.WatchedSource`):
+a read that hangs past :data:`READ_LIMIT_S` is a lost camera too, and SIGTERM is never held up by
+it. After a reconnect, the same dice in the same places are the roll already taken, not a new one
+(:func:`same_dice`), however often the cable flaps; a roll log that cannot be written keeps its rows in memory and retries, says so on the
+display, and after :data:`ROLL_LOG_GRACE_S` without a successful write ends the service with status 1
+(systemd restarts it; the rows are not silently lost behind a success code). The roll log is backed
+up with SQLite's online backup every :data:`BACKUP_EVERY_S`. systemd hears
 ``READY=1`` once running, ``WATCHDOG=1`` from the loop itself (so a hung camera read trips the
 watchdog), ``STATUS=`` on changes and ``STOPPING=1`` at the end. SIGTERM and SIGINT take the one
 shutdown path, :meth:`TrayService.close`: LEDs off, display showing OFFLINE, camera released, roll log
@@ -36,8 +42,8 @@ from firmware_host.config import Config
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
-from hardware.camera import ReplayFinished, open_camera
-from hardware.errors import CameraUnavailable, HardwareError
+from hardware.camera import ReplayFinished, WatchedSource, open_camera
+from hardware.errors import CameraUnavailable, CaptureStopped, HardwareError
 from hardware.lights import TrayStatus
 from hardware.screens import ScreenState, render_screen
 from vision.errors import VisionError
@@ -56,6 +62,22 @@ FLUSH_RETRY_S = 5.0
 
 # Seconds between calls of the service's housekeeping hook.
 HOUSEKEEPING_S = 10.0
+
+# Seconds a camera read may take before the camera counts as lost (a frame comes every 33 ms), and
+# seconds its opening may take (picamera2 needs one or two).
+READ_LIMIT_S = 3.0
+OPEN_LIMIT_S = 10.0
+
+# Seconds a roll log may stay unwritable, its rows kept in memory, before the service gives up with
+# status 1: long enough for a full disk to be cleared by hand, short enough that a pulled SD card is
+# noticed within the game.
+ROLL_LOG_GRACE_S = 120.0
+
+# Seconds between online backups of the roll log while the service runs (and one at start).
+BACKUP_EVERY_S = 3600.0
+
+ROLL_LOG_FAILED_SCREEN = ScreenState(banner="LOG FAILED", lines=("Rolls not saved", "Check the SD card"), prompt="Tray stopped")
+"""What the display is left showing when the service stopped because the roll log could not be written."""
 
 # Flow events whose outcome is part of the game's record; corrections have their own table.
 SCORED_EVENTS = frozenset({"roll", "ability", "target", "defense", "damage", "undo", "game_over"})
@@ -94,7 +116,7 @@ class Light(Protocol):
 class Screen(Protocol):
     def show(self, image: Any) -> None: ...
 
-    def close(self) -> None: ...
+    def close(self, leave: ScreenState = ...) -> None: ...
 
 
 @dataclass
@@ -111,6 +133,8 @@ class ServiceStats:
     buttons: int = 0
     screens_shown: int = 0
     roll_log_failures: int = 0
+    same_after_reconnect: int = 0
+    """Settled readings after a camera reconnect that were the roll already taken."""
     processing_s: float = 0.0
     """Total wall time spent processing frames (reading excluded from nothing)."""
     latencies_s: list[float] = field(default_factory=list)
@@ -141,6 +165,11 @@ class TrayService:
         as trimming the history gpiozero's mock pins keep), or None.
     :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
         the game state to, or None.
+    :param roll_log_grace_s: how long rows may wait in memory for an unwritable roll log before the
+        service stops with status 1.
+    :param backup_every_s: seconds between online backups of the roll log; None for none.
+    :param read_limit_s: the camera is opened and read in a capture thread, and a read taking longer
+        than this counts as a lost camera; None reads in the loop's own thread, unwatched.
     """
 
     def __init__(
@@ -161,8 +190,20 @@ class TrayService:
         closers: Iterable[Any] = (),
         live: Any = None,
         housekeeping: Callable[[], None] | None = None,
+        roll_log_grace_s: float = ROLL_LOG_GRACE_S,
+        backup_every_s: float | None = None,
+        read_limit_s: float | None = READ_LIMIT_S,
     ) -> None:
-        self._open_source = open_source
+        self._stop = threading.Event()
+        if read_limit_s is not None:
+            limit = read_limit_s
+
+            def open_watched() -> FrameSource:
+                return WatchedSource(open_source, read_limit_s=limit, open_limit_s=max(limit, OPEN_LIMIT_S), stop=self._stop)
+
+            self._open_source: Callable[[], FrameSource] = open_watched
+        else:
+            self._open_source = open_source
         self._housekeeping = housekeeping
         self._last_housekeeping = float("-inf")
         self.live = live
@@ -184,14 +225,20 @@ class TrayService:
         self._camera_error: str | None = None
         self._reconnect_attempt = 0
         self._next_reconnect_at = 0.0
-        self._stop = threading.Event()
+        self._last_roll: FrameReading | None = None
+        """The last reading handed to the game, to know it again after a camera reconnect."""
+        self._reconnected = False
         self._closed = False
         self._started = False
         self._shown_screen: ScreenState | None = None
         self._shown_status: TrayStatus | None = None
         self._last_state = SettleState.ROLLING
         self._last_reading_id: str | None = None
-        self._roll_log_down = False
+        self._roll_log_down_since: float | None = None
+        self._roll_log_grace_s = roll_log_grace_s
+        self._backup_every_s = backup_every_s
+        self._last_backup = float("-inf")
+        self._failure: str | None = None
         self._watchdog_every = watchdog_interval()
         self._last_watchdog = float("-inf")
         self._last_flush_try = float("-inf")
@@ -215,6 +262,12 @@ class TrayService:
         self._started = True
         for event in getattr(self.flow, "events", ()):  # what the game said before the loop ran
             log.info("%s", getattr(event, "text", event))
+        try:
+            # Opened now, not at the first roll: its integrity check (and a damaged file moved
+            # aside) belongs to the start, where the journal shows it.
+            self.roll_log.integrity_check()
+        except RollLogError as error:
+            self._log_row(lambda roll_log: _raise(error))
         self._try_open(first=True)
         self._refresh()
         self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
@@ -228,10 +281,15 @@ class TrayService:
     def stopping(self) -> bool:
         return self._stop.is_set()
 
+    @property
+    def failure(self) -> str | None:
+        """Why the service failed (rows of the roll log not written), or None."""
+        return self._failure
+
     def run(self, *, max_frames: int | None = None, max_seconds: float | None = None) -> int:
         """Runs until stopped (SIGTERM, SIGINT, :meth:`stop`) or a limit is reached, then closes.
 
-        Returns the exit status (0).
+        Returns the exit status: 0, or 1 when rows of the roll log could not be written.
         """
         restore = self._install_signal_handlers()
         started_at = time.monotonic()
@@ -248,7 +306,7 @@ class TrayService:
                 self.close()
             finally:
                 restore()
-        return 0
+        return 1 if self._failure is not None else 0
 
     def step(self) -> None:
         """One turn of the loop: buttons, then one frame (or a camera reconnect attempt)."""
@@ -262,6 +320,8 @@ class TrayService:
         except ReplayFinished as error:
             log.info("%s: stopping", error)
             self.stop()
+            return
+        except CaptureStopped:
             return
         except CameraUnavailable as error:
             self._lose_camera(str(error))
@@ -307,18 +367,27 @@ class TrayService:
         log.info(
             "tray service stopping after %d frames, %d readings", self.stats.frames, self.stats.readings
         )
+        # The roll log first: whether its rows are on disk decides what the display is left showing.
+        try:
+            self.roll_log.close()
+        except Exception as error:  # noqa: BLE001 - shutdown must reach every part
+            log.error("closing the roll log failed: %s", error)
+        if self.roll_log.pending and self._failure is None:
+            self._fail(f"roll log {str(self.roll_log.path)!r}: {self.roll_log.pending} rows not written")
         parts: list[tuple[str, Callable[[], None]]] = []
         if self.light is not None:
             parts.append(("status LED", self.light.close))
         parts.extend((repr(device), device.close) for device in self._closers)
         if self.buttons is not None and hasattr(self.buttons, "close"):
             parts.append(("buttons", self.buttons.close))
-        parts.append(("display", self.display.close))
+        if self._failure is not None:
+            parts.append(("display", self._close_display_failed))
+        else:
+            parts.append(("display", self.display.close))
         if self.live is not None:
             parts.append(("live view", self.live.close))
         if self._source is not None:
             parts.append(("camera", self._source.close))
-        parts.append(("roll log", self.roll_log.close))
         for name, close in parts:
             try:
                 close()
@@ -341,10 +410,25 @@ class TrayService:
             self.detector.mark_empty()
             log.debug("settled: the tray is empty")
             return reading
+        if self._reconnected and self._last_roll is not None and same_dice(reading, self._last_roll):
+            # The camera came back to the dice it last read: the roll taken already, not a new one.
+            self.stats.same_after_reconnect += 1
+            log.info("settled: %s, the same dice as before the camera was lost; not a new roll", _describe(reading))
+            return reading
+        self._reconnected = False
+        self._last_roll = reading
         self.stats.readings += 1
-        self._last_reading_id = self._log_row(lambda log_: log_.record_reading(reading))
         log.info("settled: read %s in %.1f ms", _describe(reading), reading.ms)
-        self._handle_events(self._to_flow(self.flow.on_reading, reading))
+
+        def reading_and_score(roll_log: RollLog) -> str:
+            # One transaction: a kill between the two can leave neither, never one without the other.
+            with roll_log.transaction():
+                reading_id = roll_log.record_reading(reading)
+                self._last_reading_id = reading_id
+                self._handle_events(self._to_flow(self.flow.on_reading, reading))
+            return reading_id
+
+        self._log_row(reading_and_score)
         return reading
 
     def _handle_buttons(self) -> None:
@@ -383,15 +467,26 @@ class TrayService:
             row_id = write(self.roll_log)
         except RollLogError as error:
             self.stats.roll_log_failures += 1
-            if not self._roll_log_down:
+            if self._roll_log_down_since is None:
                 # Once per outage: the rows are kept and retried with every later write.
                 log.warning("%s", error)
-                self._roll_log_down = True
+                self._roll_log_down_since = self._clock()
             return None
-        if self._roll_log_down:
+        if self._roll_log_down_since is not None and not self.roll_log.pending:
             log.info("roll log %s is written again", self.roll_log.path)
-            self._roll_log_down = False
+            self._roll_log_down_since = None
         return row_id
+
+    def _fail(self, reason: str) -> None:
+        """Stops the service with status 1, saying why in the journal, to systemd and on the display."""
+        if self._failure is None:
+            self._failure = reason
+            log.error("%s: stopping with status 1", reason)
+            self.notifier.status(f"failed: {reason}")
+        self.stop()
+
+    def _close_display_failed(self) -> None:
+        self.display.close(leave=ROLL_LOG_FAILED_SCREEN)
 
     def _refresh(self) -> None:
         """Shows the flow's screen and status, only when they changed."""
@@ -403,6 +498,8 @@ class TrayService:
                 prompt="Retrying...",
             )  # fmt: skip
             status = TrayStatus.CAMERA_LOST
+        if self._roll_log_down_since is not None:
+            screen = dataclasses.replace(screen, prompt="LOG NOT SAVED")
         changed = screen != self._shown_screen or status != self._shown_status
         if screen != self._shown_screen:
             try:
@@ -426,6 +523,8 @@ class TrayService:
     def _try_open(self, first: bool = False) -> bool:
         try:
             self._source = self._open_source()
+        except CaptureStopped:
+            return False
         except CameraUnavailable as error:
             if first:
                 self._lose_camera(str(error))
@@ -435,6 +534,7 @@ class TrayService:
         if self._camera_error is not None:
             log.info("camera back after %d attempts; the game goes on", self._reconnect_attempt)
             self.stats.reconnects += 1
+            self._reconnected = True
             self.notifier.status("reading the tray")
         self._camera_error = None
         self._reconnect_attempt = 0
@@ -512,6 +612,17 @@ class TrayService:
         if self.roll_log.pending and now - self._last_flush_try >= FLUSH_RETRY_S:
             self._last_flush_try = now
             self._log_row(_flush)
+        clock = self._clock()  # not ``now``: a replay's or the simulated tray's frame times are virtual
+        since = self._roll_log_down_since
+        waited = clock - since if since is not None else 0.0
+        if since is not None and self.roll_log.pending and waited >= self._roll_log_grace_s:
+            self._fail(
+                f"roll log {str(self.roll_log.path)!r} could not be written for {waited:.0f} s; "
+                f"{self.roll_log.pending} rows not saved"
+            )
+        if self._backup_every_s is not None and clock - self._last_backup >= self._backup_every_s:
+            self._last_backup = clock
+            self._backup()
         if self._housekeeping is not None and now - self._last_housekeeping >= HOUSEKEEPING_S:
             self._last_housekeeping = now
             self._housekeeping()
@@ -531,6 +642,40 @@ class TrayService:
                 signal.signal(sig, old)
 
         return restore
+
+
+    def _backup(self) -> None:
+        try:
+            target = self.roll_log.backup()
+        except RollLogError as error:
+            log.warning("%s", error)
+            return
+        log.info("roll log backed up to %s", target)
+
+
+def same_dice(a: FrameReading, b: FrameReading) -> bool:
+    """True when ``a`` and ``b`` show the same dice in the same places: as many dice, each with a die
+    of the same face and status in ``b`` within a third of a die's side (a few pixels of camera
+    jitter after a reconnect; a real throw never lands every die back where it was)."""
+    if not a.dice or len(a.dice) != len(b.dice):
+        return False
+    left = list(b.dice)
+    for die in a.dice:
+        x, y, w, h = die.box
+        reach = max(8.0, 0.35 * max(w, h))
+        for other in left:
+            ox, oy, ow, oh = other.box
+            near = abs((x + w / 2) - (ox + ow / 2)) <= reach and abs((y + h / 2) - (oy + oh / 2)) <= reach
+            if near and other.value == die.value and other.status == die.status:
+                left.remove(other)
+                break
+        else:
+            return False
+    return True
+
+
+def _raise(error: RollLogError) -> str:
+    raise error
 
 
 def _flush(roll_log: RollLog) -> str:
@@ -565,6 +710,7 @@ def build_service(
     """
     from firmware_host.commands.vision_cmd import make_reader
     from firmware_host.game_flow import GameFlow
+    from firmware_host.heroes import find_hero
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
@@ -580,7 +726,8 @@ def build_service(
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
-        flow = GameFlow(Game.new(list(config.game.heroes), names=list(config.game.players)))
+        heroes = [find_hero(hero) for hero in config.game.heroes]  # custom heroes too
+        flow = GameFlow(Game.new(heroes, names=list(config.game.players)))
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)
         opened.append(light)
@@ -599,7 +746,9 @@ def build_service(
         if config.liveview.enabled:
             from firmware_host.liveview import LiveView
 
-            live = LiveView(config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps)
+            live = LiveView(
+                config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps, names=config.liveview.names
+            )
             live.start()
             opened.append(live)
             log.info("live view on http://%s:%d/", config.liveview.host, live.port)
@@ -630,6 +779,7 @@ def build_service(
         closers=[tray_light],
         live=live,
         housekeeping=housekeeping,
+        backup_every_s=BACKUP_EVERY_S,
     )
 
 

@@ -18,6 +18,9 @@ API summary::
         # vision.errors.ImageLoadError naming the file (the next read goes on after it).
         # .index, .timestamp (s into the replay), .current (file name), iterable.
     SimulatedTraySource(seed=0, ...)      # hardware.sim.live: the simulated tray, live
+    WatchedSource(open_source, read_limit_s=3.0, open_limit_s=10.0, stop=None)
+        # any of the above opened, read and closed in a capture thread of its own: a call past
+        # its limit raises CameraHung (a CameraUnavailable) instead of freezing the caller.
     open_camera(spec, *, width=None, height=None, fps=None, loop=False)
         # "picamera", "usb:0", "usb:/dev/video2", "replay:DIR_OR_VIDEO", "sim", "sim:SEED"
 
@@ -28,8 +31,11 @@ that names no backend; :class:`ReplayFinished` (an EOFError) when a replay runs 
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import queue
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -39,7 +45,7 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from hardware.errors import CameraUnavailable, HardwareError
+from hardware.errors import CameraHung, CameraUnavailable, CaptureStopped, HardwareError
 from hardware.sim.live import ScriptedRoll, SimPhase, SimulatedTraySource
 
 __all__ = [
@@ -53,6 +59,7 @@ __all__ = [
     "ScriptedRoll",
     "SimPhase",
     "SimulatedTraySource",
+    "WatchedSource",
     "open_camera",
 ]
 
@@ -398,6 +405,123 @@ class ReplaySource(_SourceBase):
 
 
 # ----------------------------------------------------------------------------------------------
+# A watchdog around any source
+
+
+class WatchedSource:
+    """A frame source opened, read and closed in a capture thread of its own, each call with a limit
+    (as Frigate watches each camera): a driver that hangs in ``read()`` (a USB camera's ``VIDIOC_DQBUF``,
+    libcamera waiting on a dead CSI link) raises :class:`~hardware.errors.CameraHung` after
+    ``read_limit_s`` instead of freezing the tray. The caller then treats the camera as lost and opens
+    a new ``WatchedSource``; the hung thread is abandoned (it is a daemon: it never holds up exit).
+
+    Reads stay one for one with the caller's calls (no frame is read ahead or dropped), so replays
+    and the simulated tray behave as without the thread. ``stop`` (an Event) cuts a wait short with
+    :class:`~hardware.errors.CaptureStopped`, so SIGTERM ends the service within a fraction of a
+    second even while a read hangs. Other attributes (``timestamp``, ``current``) are the source's.
+
+    :raises CameraUnavailable: from the source's own opening, or CameraHung when opening hangs.
+    """
+
+    def __init__(
+        self,
+        open_source: Callable[[], FrameSource],
+        *,
+        read_limit_s: float = 3.0,
+        open_limit_s: float = 10.0,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.read_limit_s = read_limit_s
+        self._stop = stop if stop is not None else threading.Event()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]] | None] = queue.SimpleQueue()
+        self._hung: str | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._work, name="capture", daemon=True)
+        self._thread.start()
+        try:
+            self._source: FrameSource = self._call(open_source, "opening", open_limit_s)
+        except BaseException:
+            self._jobs.put(None)
+            raise
+
+    def __repr__(self) -> str:
+        state = f" hung ({self._hung})" if self._hung else ""
+        return f"<WatchedSource {getattr(self, '_source', None)!r}{state}>"
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes WatchedSource lacks: the source's timestamp, current, index...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._source, name)
+
+    @property
+    def hung(self) -> bool:
+        return self._hung is not None
+
+    def read(self) -> np.ndarray:
+        """The source's next frame.
+
+        :raises CameraHung: the read took longer than ``read_limit_s`` (and every later call).
+        :raises CaptureStopped: ``stop`` was set while waiting.
+        """
+        frame: np.ndarray = self._call(self._source.read, "read", self.read_limit_s)
+        return frame
+
+    def close(self) -> None:
+        """Closes the source in the capture thread, waiting at most a second: a hung camera is left
+        to its thread rather than holding up the shutdown. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._hung is None:
+            try:
+                self._call(self._source.close, "close", 1.0, when_stopping=True)
+            except CameraUnavailable:
+                pass
+        else:
+            # The capture thread is stuck in the source: close from a thread of its own.
+            threading.Thread(target=self._close_quietly, name="capture-close", daemon=True).start()
+        self._jobs.put(None)
+
+    def _close_quietly(self) -> None:
+        try:
+            self._source.close()
+        except Exception:  # noqa: BLE001 - a hung driver may fail to close as well
+            pass
+
+    def _call(self, job: Callable[[], Any], what: str, limit: float, *, when_stopping: bool = False) -> Any:
+        if self._hung is not None:
+            raise CameraHung(self._hung)
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._jobs.put((job, future))
+        deadline = time.monotonic() + limit
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                return future.result(timeout=min(left, 0.1))
+            except concurrent.futures.TimeoutError:
+                if self._stop.is_set() and not when_stopping:
+                    raise CaptureStopped(f"stopped while waiting for the camera's {what}") from None
+        self._hung = f"the camera's {what} hung for more than {limit:g} s"
+        raise CameraHung(self._hung)
+
+    def _work(self) -> None:
+        while True:
+            item = self._jobs.get()
+            if item is None:
+                return
+            job, future = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(job())
+            except BaseException as error:  # noqa: BLE001 - handed to the caller, who decides
+                future.set_exception(error)
+
+
+# ----------------------------------------------------------------------------------------------
 # Opening by spec
 
 
@@ -432,7 +556,7 @@ def open_camera(
     if kind == "picamera":
         num = 0
         if arg:
-            if not arg.isdigit():
+            if not (arg.isascii() and arg.isdigit()):
                 raise InvalidCameraSpec(f"camera spec {text!r}: picamera takes a camera number, as in 'picamera:1'")
             num = int(arg)
         size = (width or 1280, height or 960)
@@ -440,7 +564,7 @@ def open_camera(
     if kind == "usb":
         if not arg:
             raise InvalidCameraSpec(f"camera spec {text!r}: usb needs a device, as in 'usb:0' or 'usb:/dev/video2'")
-        device: int | str = int(arg) if arg.isdigit() else arg
+        device: int | str = int(arg) if (arg.isascii() and arg.isdigit()) else arg
         return OpenCVSource(device, width=width, height=height, fps=fps)
     if kind == "replay":
         if not arg:

@@ -9,8 +9,8 @@
 :func:`open_display` picks one by name and, when the OLED is missing from the bus, logs one warning
 and falls back to :class:`NullDisplay`, so the tray still plays without its screen.
 
-Every backend's ``close()`` leaves :data:`hardware.screens.OFFLINE_SCREEN` showing; the OLED keeps
-it after the process ends (luma would otherwise blank the panel at exit).
+Every backend's ``close()`` leaves :data:`hardware.screens.OFFLINE_SCREEN` showing (or the screen
+passed as ``leave``, such as the service's "LOG FAILED"); the OLED keeps it after the process ends (luma would otherwise blank the panel at exit).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from PIL import Image
 
 from hardware.errors import DisplayUnavailable, HardwareError
-from hardware.screens import HEIGHT, OFFLINE_SCREEN, WIDTH, render_screen
+from hardware.screens import HEIGHT, OFFLINE_SCREEN, WIDTH, ScreenState, render_screen
 
 __all__ = [
     "Display",
@@ -67,7 +67,7 @@ class Display(Protocol):
 
     def show(self, image: Image.Image) -> None: ...
 
-    def close(self) -> None: ...
+    def close(self, leave: ScreenState = OFFLINE_SCREEN) -> None: ...
 
 
 def _checked(image: Image.Image, size: tuple[int, int]) -> Image.Image:
@@ -159,11 +159,11 @@ class LumaDisplay:
             self._lost = True
             log.warning("%s stopped answering (%s); running on without the display", self._where, error)
 
-    def close(self) -> None:
-        """Leave "OFFLINE" on the panel and release the bus. Safe to call twice."""
+    def close(self, leave: ScreenState = OFFLINE_SCREEN) -> None:
+        """Leave ``leave`` ("OFFLINE") on the panel and release the bus. Safe to call twice."""
         if self._closed:
             return
-        self.show(render_screen(OFFLINE_SCREEN))
+        self.show(render_screen(leave))
         self._closed = True
         # luma's exit hook blanks and switches off the panel unless persist is set.
         self._device.persist = True
@@ -207,9 +207,9 @@ class DummyDisplay:
         self._device.display(_checked(image, SIZE))
         self.frames_shown += 1
 
-    def close(self) -> None:
+    def close(self, leave: ScreenState = OFFLINE_SCREEN) -> None:
         if not self.closed:
-            self.show(render_screen(OFFLINE_SCREEN))
+            self.show(render_screen(leave))
             self.closed = True
 
 
@@ -276,10 +276,10 @@ class CaptureDisplay:
         self.frames_written += 1
         self.paths.append(path)
 
-    def close(self) -> None:
+    def close(self, leave: ScreenState = OFFLINE_SCREEN) -> None:
         if not self.closed:
             if self.offline_on_close:
-                self.show(render_screen(OFFLINE_SCREEN))
+                self.show(render_screen(leave))
             self.closed = True
 
 
@@ -301,7 +301,7 @@ class NullDisplay:
         _checked(image, SIZE)  # a wrong image is still a bug worth hearing about
         self.frames_dropped += 1
 
-    def close(self) -> None:
+    def close(self, leave: ScreenState = OFFLINE_SCREEN) -> None:
         pass
 
 

@@ -11,6 +11,14 @@ class CameraUnavailable(HardwareError, RuntimeError):
     """No camera could be opened or it stopped delivering frames; the message names the device."""
 
 
+class CameraHung(CameraUnavailable):
+    """A camera call (open, read) did not return within its limit: the camera is treated as lost."""
+
+
+class CaptureStopped(CameraUnavailable):
+    """A wait for the camera was cut short because the service is stopping."""
+
+
 class PinBusy(HardwareError, RuntimeError):
     """A GPIO pin is already in use; the message names the pin."""
 

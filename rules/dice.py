@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NoReturn, TypeAlias
 
 from rules.errors import InvalidRollError
 
@@ -47,13 +47,25 @@ def check_face(face: object) -> Face:
     raise InvalidRollError(f"not a die face: {face!r}")
 
 
+_NUMBER = re.compile(r"[+-]?[0-9]+\Z")
+"""A face number as typed: ASCII digits only (``str.isdigit`` also takes '²', '①' and other scripts)."""
+
+
 def _parse_token(token: str) -> Face:
-    if token.isdigit() or (token[:1] in "+-" and token[1:].isdigit()):
+    if _NUMBER.match(token):
+        # A long number is no face: say so without converting it (int() refuses 4,300+ digits).
+        if len(token) > 3:
+            _not_a_face(token)
         return check_face(int(token))
     lowered = token.lower()
     if not _SYMBOL.match(lowered):
         raise InvalidRollError(f"not a die face: {token!r}")
     return lowered
+
+
+def _not_a_face(token: str) -> NoReturn:
+    shown = token if len(token) <= 20 else f"{token[:12]}... ({len(token)} characters)"
+    raise InvalidRollError(f"a die shows 1 to 6, not {shown!r}")
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,9 @@ class Effect:
         return ", ".join(parts) if parts else "nothing"
 
 
+EFFECT_LIMIT = 999
+"""No amount on a hero sheet comes near this; far larger ones would overflow the odds' floats."""
+
 EFFECT_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Effect))
 
 
@@ -276,7 +279,10 @@ def effect_from_table(data: Mapping[str, object], where: str) -> Effect:
                 raise HeroDataError(f"{where}.{key}: expected true or false, got {value!r}")
             values[key] = value
         else:
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise HeroDataError(f"{where}.{key}: expected a whole number, got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or not -EFFECT_LIMIT <= value <= EFFECT_LIMIT:
+                shown = value if not isinstance(value, int) or abs(value) < 10**20 else f"a {len(str(abs(value)))}-digit number"
+                raise HeroDataError(
+                    f"{where}.{key}: expected a whole number -{EFFECT_LIMIT} to {EFFECT_LIMIT}, got {shown!r}"
+                )
             values[key] = value
     return replace(Effect(), **values)  # type: ignore[arg-type]

@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vision.datafile import load_json_file
 from vision.errors import DatasetError
 from vision.imageio import Frame, load_image
 
@@ -75,10 +75,7 @@ def load_dataset(folder: str | os.PathLike[str]) -> Dataset:
         if not any(root.iterdir()):
             raise DatasetError(f"empty folder: {str(root)!r}")
         raise DatasetError(f"no {LABELS_FILE} in {str(root)!r}")
-    try:
-        data = json.loads(labels_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise DatasetError(f"{str(labels_path)!r} is not valid JSON: {error}") from None
+    data = load_json_file(labels_path, DatasetError, "labels file")
     if not isinstance(data, list):
         raise DatasetError(f"{str(labels_path)!r} must hold a list of images, not {type(data).__name__}")
     if not data:
@@ -105,7 +102,8 @@ def _parse_image(entry: Any, where: str) -> str:
     if not isinstance(entry, dict):
         raise DatasetError(f"{where}: must be an object, not {entry!r}")
     image = entry.get("image")
-    if not isinstance(image, str) or not image or "/" in image or "\\" in image:
+    # 255 bytes is the longest file name most file systems take; longer ones fail to stat at all.
+    if not isinstance(image, str) or not image or "/" in image or "\\" in image or "\x00" in image or len(image.encode("utf-8", "replace")) > 255:
         raise DatasetError(f"{where}: 'image' must be a file name in the folder, not {image!r}")
     return image
 

@@ -24,6 +24,9 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     demo.add_argument("--out", metavar="DIR", default="demo-out", help="folder for the display frames (default: demo-out)")
     demo.add_argument("--seed", metavar="N", default="0", help="seed of the dice and the players' choices (default: 0)")
     demo.add_argument("--turns", metavar="N", default=None, help="turns before the leader is named (default: 6)")
+    demo.add_argument(
+        "--heroes", nargs=2, metavar="HERO", help="the two heroes (default: barbarian moon-elf); custom heroes too"
+    )
     demo.set_defaults(handler=run_demo_command)
 
 
@@ -38,12 +41,13 @@ def _count(text: str, option: str, low: int) -> int:
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
-    from firmware_host.demo import DEMO_TURNS, run_demo
+    from firmware_host.demo import DEMO_HEROES, DEMO_TURNS, run_demo
 
     seed = _count(args.seed, "--seed", 0)
     turns = DEMO_TURNS if args.turns is None else _count(args.turns, "--turns", 1)
     out = Path(args.out)
-    result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout)
+    heroes = DEMO_HEROES if args.heroes is None else tuple(args.heroes)
+    result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout, heroes=heroes)
     print(
         f"\n{result.frames_shown} display frames and the transcript in {str(out)!r}; {result.camera_frames} camera frames, "
         f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"

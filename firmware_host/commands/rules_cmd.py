@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from firmware_host.commands._shared import help_handler
@@ -53,23 +52,16 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     odds.set_defaults(handler=run_odds)
 
 
-def _search() -> list[Path]:
-    """Custom hero files live in the state directory, next to the profiles."""
-    from calibration.paths import state_directory
-
-    return [state_directory() / "heroes"]
-
-
 def _hero(name: str) -> Any:
-    from rules.heroes import load_hero
+    from firmware_host.heroes import find_hero
 
-    return load_hero(name, search=_search())
+    return find_hero(name)
 
 
 def run_heroes_list(args: argparse.Namespace) -> int:
-    from rules.heroes import all_heroes
+    from firmware_host.heroes import every_hero
 
-    heroes = all_heroes(_search())
+    heroes = every_hero()
     if args.json:
         print(json.dumps([{"id": h.id, "name": h.name, "set": h.set, "partial": h.partial} for h in heroes]))
         return 0

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+import stat
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,9 @@ from rules.requirements import Requirement, RequirementKind
 
 HEROES_DIRECTORY = Path(__file__).resolve().parent
 """Where the bundled hero files live."""
+
+MAX_HERO_FILE_BYTES = 256 * 1024
+"""The largest bundled hero file is under 20 KB."""
 
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _SYMBOL = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -189,17 +193,28 @@ def load_hero_file(path: Path) -> Hero:
     """Loads and validates one hero file (cached by path and modification time)."""
     path = Path(path).resolve()
     try:
-        stamp = path.stat().st_mtime_ns
+        info = path.stat()
     except OSError as error:
         raise UnknownHeroError(f"cannot read hero file {str(path)!r}: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        # A folder or a FIFO named like a hero file: never open it (a FIFO would block).
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise HeroDataError(f"{path}: {kind}, not a hero file")
+    stamp = info.st_mtime_ns
     return _load_cached(path, stamp)
 
 
 @lru_cache(maxsize=128)
 def _load_cached(path: Path, stamp: int) -> Hero:
+    if path.stat().st_size > MAX_HERO_FILE_BYTES:
+        raise HeroDataError(f"{path}: larger than {MAX_HERO_FILE_BYTES // 1024} KB; not a hero file")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise HeroDataError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise HeroDataError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError as error:  # tomllib lets int()'s "Exceeds the limit (4300 digits)" through
         raise HeroDataError(f"{path}: not valid TOML: {error}") from None
     return hero_from_dict(data, str(path))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.errors import RollLogError
-from firmware_host.rolllog import RollLog, reading_notation
+from firmware_host.rolllog import KEEP_BACKUPS, RollLog, reading_notation
 from vision.types import DieReading, DieStatus, FrameReading
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,22 +96,27 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_kill_9_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
-    path = tmp_path / "rolls.sqlite3"
+def kill_repeatedly(writer: str, path: Path, kills: int, seed: int, rows: tuple[int, int]) -> list[str]:
+    """Runs ``writer`` on ``path`` and kills it with SIGKILL after a random number of ``rows``, again
+    and again; returns the row ids it printed (each printed only once committed)."""
     committed: list[str] = []
-    rng = random.Random(5)
-    for _ in range(6):
-        process = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO
-        )
+    rng = random.Random(seed)
+    for _ in range(kills):
+        process = subprocess.Popen([sys.executable, "-c", writer, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO)
         assert process.stdout is not None
-        for _ in range(rng.randint(5, 60)):
+        for _ in range(rng.randint(*rows)):
             committed.append(process.stdout.readline().strip())
         process.send_signal(signal.SIGKILL)
         # Rows the writer printed before dying were committed too.
         committed.extend(line.strip() for line in process.stdout if line.strip())
         process.stdout.close()
         assert process.wait() == -signal.SIGKILL
+    return committed
+
+
+def test_kill_9_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    committed = kill_repeatedly(WRITER, path, kills=6, seed=5, rows=(5, 60))
     with RollLog(path) as log:
         assert log.integrity_check() == "ok"
         on_disk = {r.id for r in log.readings()}
@@ -203,3 +208,102 @@ def test_a_file_that_is_not_a_roll_log_is_left_alone(tmp_path: Path) -> None:
     assert log.pending == 1
     assert path.read_bytes().startswith(b"holiday photos")
     log.close()  # the failed last flush is logged, not raised
+
+
+PAIRED_WRITER = textwrap.dedent(
+    """
+    import sys
+    from firmware_host.rolllog import RollLog
+    from vision.types import DieReading, DieStatus, FrameReading
+    reading = FrameReading(dice=tuple(DieReading(v, 0.9, (v * 50, 10, 40, 40), DieStatus.OK, str(v)) for v in range(1, 6)))
+    log = RollLog(sys.argv[1])
+    while True:
+        with log.transaction():
+            row = log.record_reading(reading)
+            log.record_score("roll", "x" * 2000, {"row": row}, reading_id=row)
+        print(row, flush=True)
+    """
+)
+
+
+def test_kill_9_never_leaves_a_reading_without_its_score(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    committed = kill_repeatedly(PAIRED_WRITER, path, kills=8, seed=11, rows=(3, 40))
+    with RollLog(path) as log:
+        assert log.integrity_check() == "ok"
+        readings = {r.id for r in log.readings()}
+        scored = {s.reading_id for s in log.scores()}
+    assert len(committed) >= 8 * 3 and set(committed) <= readings
+    assert readings == scored
+
+
+def _damage(path: Path) -> None:
+    """Overwrites the middle of the file (its table pages, not the SQLite header) with noise."""
+    data = bytearray(path.read_bytes())
+    assert len(data) > 3 * 4096
+    data[4096 : 3 * 4096] = random.Random(3).randbytes(2 * 4096)
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_roll_log_is_kept_aside_and_a_new_one_starts(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    with RollLog(path) as log:
+        for _ in range(40):
+            log.record_score("roll", "x" * 500)
+    _damage(path)
+    damaged_bytes = path.read_bytes()
+    log = RollLog(path)
+    with caplog.at_level("ERROR"):
+        log.record_reading(READING)
+    assert log.damaged is not None and log.damaged.name.startswith("rolls.sqlite3.damaged-")
+    assert log.damaged.read_bytes() == damaged_bytes  # kept as it was, for whoever wants to rescue it
+    assert any("failed its integrity check" in r.message and str(log.damaged) in r.message for r in caplog.records)
+    assert log.integrity_check() == "ok" and len(log.readings()) == 1
+    log.close()
+
+
+def test_backup_is_a_consistent_copy_taken_while_the_log_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert writer.stdout is not None
+        for _ in range(20):
+            writer.stdout.readline()
+        log = RollLog(path)
+        copies = [log.backup() for _ in range(KEEP_BACKUPS + 2)]
+        log.close()
+    finally:
+        writer.kill()
+        writer.communicate()
+    kept = sorted((tmp_path / "backups").glob("rolls-*.sqlite3"))
+    assert kept == sorted(copies[-KEEP_BACKUPS:])
+    with RollLog(kept[-1]) as copy:
+        assert copy.integrity_check() == "ok"
+        assert len(copy.readings()) >= 20
+    explicit = RollLog(path).backup(tmp_path / "elsewhere" / "copy.sqlite3")
+    assert explicit.is_file() and not list(explicit.parent.glob(".*partial"))
+
+
+def test_roll_log_check_and_backup_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware_host.cli import main
+
+    path = tmp_path / "rolls.sqlite3"
+    with RollLog(path) as log:
+        log.record_reading(READING)
+    config = tmp_path / "config.toml"
+    config.write_text(f'roll_log = "{path}"\n')
+    assert main(["roll-log", "check", "--config", str(config)]) == 0
+    assert "ok, 1 readings" in capsys.readouterr().out
+    assert main(["roll-log", "backup", "--config", str(config), "--to", str(tmp_path / "copy.sqlite3")]) == 0
+    with RollLog(tmp_path / "copy.sqlite3") as copy:
+        assert len(copy.readings()) == 1
+    _damage_small(path)
+    assert main(["roll-log", "check", "--config", str(config)]) == 1
+    assert "kept aside" in capsys.readouterr().out
+
+
+def _damage_small(path: Path) -> None:
+    with RollLog(path) as log:
+        for _ in range(40):
+            log.record_score("roll", "x" * 500)
+    _damage(path)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
+import cv2
 import pytest
 from gpiozero import LED
 from PIL import Image, ImageChops
@@ -17,7 +21,7 @@ from PIL import Image, ImageChops
 from firmware_host.config import load_config, parse_config
 from firmware_host.errors import exit_status_for
 from firmware_host.rolllog import RollLog
-from firmware_host.service import build_service
+from firmware_host.service import ROLL_LOG_FAILED_SCREEN, build_service
 from hardware.display import NullDisplay
 from hardware.errors import PinBusy
 from hardware.lights import StatusLight
@@ -86,6 +90,49 @@ def test_run_stops_after_max_frames(tmp_path: Path) -> None:
     result = dicetray("run", "--config", str(laptop_config(tmp_path)), "--max-frames", "20")
     assert result.returncode == 0, result.stderr
     assert "stopping after 20 frames" in result.stdout
+
+
+@pytest.mark.parametrize("claim", ["jpeg", "png"])
+def test_an_oversized_frame_in_a_replay_is_skipped_as_corrupt(tmp_path: Path, replay_scenes: Path, claim: str) -> None:
+    """A frame whose header claims 20000x20000 (JPEG) or 40000x40000 (PNG, above OpenCV's own limit)
+    is one corrupt frame: skipped, never decoded, the run goes on to the replay's end."""
+    folder = tmp_path / "replay"
+    shutil.copytree(replay_scenes, folder)
+    frame = folder / "frame_0020.png"
+    if claim == "jpeg":
+        ok, data = cv2.imencode(".jpg", cv2.imread(str(frame)))
+        patched = bytearray(data.tobytes())
+        at = patched.index(b"\xff\xc0")
+        patched[at + 5 : at + 9] = (20000).to_bytes(2, "big") * 2
+        frame.unlink()
+        (folder / "frame_0020.jpg").write_bytes(bytes(patched))
+    else:
+        header = struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0)
+        frame.write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + header + zlib.crc32(b"IHDR" + header).to_bytes(4, "big"))
+    config = tmp_path / "replay.toml"
+    config.write_text(f'camera = "replay:{folder}"\ngpio = "mock"\ndisplay = "none"\nroll_log = "rolls.sqlite3"\n')
+    result = dicetray("run", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "skipped a corrupt frame" in result.stdout and "frame_0020" in result.stdout
+    assert "beyond the limit" in result.stdout
+    assert "ended after 36 frames" in result.stdout
+
+
+def test_a_roll_log_that_cannot_be_opened_ends_the_run_with_status_1(tmp_path: Path, replay_scenes: Path) -> None:
+    (tmp_path / "state").write_text("a file where the roll log's folder should be")
+    config = tmp_path / "replay.toml"
+    config.write_text(
+        f'camera = "replay:{replay_scenes}"\ngpio = "mock"\ndisplay = "capture:frames"\nroll_log = "state/rolls.sqlite3"\n'
+    )
+    result = dicetray("run", "--config", str(config))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "rows not written: stopping with status 1" in result.stdout
+    assert "Traceback" not in result.stderr
+    last = sorted((tmp_path / "frames").glob("frame_*.png"))[-1]
+    with Image.open(last) as image:
+        expected = render_screen(ROLL_LOG_FAILED_SCREEN).convert("L")
+        assert ImageChops.difference(image.convert("L"), expected).getbbox() is None
 
 
 def test_a_config_typo_exits_2_naming_file_and_key(tmp_path: Path) -> None:
