@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from fractions import Fraction
 from dataclasses import dataclass
 
 from rules.damage import DamageType
@@ -49,6 +50,9 @@ class Ability:
     """What a defensive or passive ability always does (offensive ones keep this per tier)."""
     variable_damage: str = ""
     """Damage that depends on something other than dice (CP, tokens, upgrades), as the sheet says it."""
+    cp_damage: Fraction | None = None
+    """Damage equal to this share of the acting player's CP after the ability's own CP gain,
+    rounded up (Pickpocket 1/2, Kidney Shot 1; Shadow Shank! adds it to its fixed 5)."""
     defense_dice: int = 0
     roll_attempts: int = 1
     reroll_die_limit: int | None = None
@@ -101,21 +105,38 @@ class Ability:
         )
 
     @property
-    def targets_opponent(self) -> bool:
-        """True when resolving it touches an opponent: damage (collateral too), an inflicted status,
-        or an opponent's CP. Only such abilities need a target in games of more than two."""
-        effects = [t.effect for t in self.tiers] + [e for _, e in self.dice_effects.per_symbol + self.dice_effects.on_symbol]
+    def is_attack(self) -> bool:
+        """An Offensive Ability that deals at least 1 dmg to a target, i.e. not collateral (Quick Reference)."""
+        return self.is_offensive and self.deals_damage
+
+    @property
+    def deals_collateral(self) -> bool:
+        """True when it can deal collateral damage (its own type, or a collateral amount beside an Attack)."""
+        if self.damage_type is DamageType.COLLATERAL:
+            return True
+        return any(e.collateral for e in self.all_effects())
+
+    def all_effects(self) -> list[Effect]:
+        """Every fixed and dice-dependent amount the ability can produce (bonus roll included)."""
+        effects = [self.base_effect] + [t.effect for t in self.tiers]
+        effects += [e for _, e in self.dice_effects.per_symbol + self.dice_effects.on_symbol]
         effects += [c.effect for c in self.dice_effects.conditions]
         if self.bonus_roll is not None:
             bonus = self.bonus_roll.effects
             effects += [e for _, e in bonus.per_symbol + bonus.on_symbol] + [c.effect for c in bonus.conditions]
-            if self.bonus_roll.deals_damage:
-                return True
-        if self.deals_damage or self.damage_type is not None:
+        return effects
+
+    @property
+    def targets_opponent(self) -> bool:
+        """True when resolving it touches a chosen opponent: an Attack, an inflicted status, an
+        opponent's CP or cards. Only such abilities need a target in games of more than two;
+        collateral damage has its own targeting rules and never does (Damage Types: Collateral)."""
+        if self.is_attack:
             return True
         return any(
-            e.damage or e.collateral or e.opponent_cp or any(s.startswith(("inflict", "opponent")) for s in e.statuses)
-            for e in effects
+            e.opponent_cp or e.steal or e.opponent_discard
+            or any(s.startswith(("inflict", "opponent")) for s in e.statuses)
+            for e in self.all_effects()
         )
 
     def __repr__(self) -> str:

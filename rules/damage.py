@@ -138,16 +138,21 @@ def final_damage_total(
     if incoming < 0:
         raise IllegalActionError(f"incoming damage cannot be negative: {incoming!r}")
     for amount in adjustments:
-        _check_change(damage_type, amount > 0, amount < 0, f"{amount:+d} dmg")
+        check_damage_change(damage_type, adds=amount > 0, reduces=amount < 0, what=f"{amount:+d} dmg")
     for portion in portions:
-        _check_change(damage_type, not portion.prevents, portion.prevents, repr(portion))
+        check_damage_change(damage_type, adds=not portion.prevents, reduces=portion.prevents, what=repr(portion))
     subtotal = incoming + sum(adjustments)
     values = tuple(portion.value(subtotal) for portion in portions)
     total = max(0, subtotal + sum(values))
     return DamageTotal(incoming, subtotal, values, total)
 
 
-def _check_change(damage_type: DamageType, adds: bool, reduces: bool, what: str) -> None:
+def check_damage_change(damage_type: DamageType, *, adds: bool, reduces: bool, what: str) -> None:
+    """Refuses a change the Damage Type Chart forbids: reducing what is not avoidable (ultimate),
+    adding to what is not modifiable (pure, collateral).
+
+    :raises IllegalActionError: naming ``what`` and the rule.
+    """
     if reduces and not damage_type.avoidable:
         raise IllegalActionError(
             f"{what}: {damage_type.value} damage cannot be reduced, prevented or avoided (Damage Type Chart)"

@@ -12,6 +12,7 @@ The rulebook's "Resolving Text" rules, as data on each ability:
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
@@ -47,6 +48,14 @@ class Effect:
     """Take no damage from this attack."""
     counter: int = 0
     """Damage dealt back to the attacker (defense)."""
+    draw: int = 0
+    """Cards the acting player draws."""
+    opponent_discard: int = 0
+    """Cards the opponent discards (at random; the tray counts cards, it does not know which)."""
+    steal: bool = False
+    """The CP this gains is stolen from the opponent: as much as they have ("Steal")."""
+    self_damage: int = 0
+    """Damage the acting player takes when the Attack deals damage (Barbarian's Reckless)."""
     statuses: tuple[str, ...] = ()
     """Status effects gained or inflicted, with cards drawn and similar, as short phrases."""
 
@@ -61,6 +70,10 @@ class Effect:
             prevent_half=self.prevent_half or other.prevent_half,
             negate=self.negate or other.negate,
             counter=self.counter + other.counter,
+            draw=self.draw + other.draw,
+            opponent_discard=self.opponent_discard + other.opponent_discard,
+            steal=self.steal or other.steal,
+            self_damage=self.self_damage + other.self_damage,
             statuses=self.statuses + other.statuses,
         )
 
@@ -96,6 +109,14 @@ class Effect:
             parts.append("take no damage")
         if self.counter:
             parts.append(f"{self.counter} dmg to attacker")
+        if self.draw:
+            parts.append(f"draw {self.draw}")
+        if self.opponent_discard:
+            parts.append(f"opponent discards {self.opponent_discard}")
+        if self.steal:
+            parts.append("stolen")
+        if self.self_damage:
+            parts.append(f"{self.self_damage} dmg to self on a hit")
         parts.extend(self.statuses)
         return ", ".join(parts) if parts else "nothing"
 
@@ -180,8 +201,26 @@ class BonusRoll:
         return total
 
 
-def resolve_offense(hero: Hero, ability: Ability, roll: Roll, bonus: Roll | None = None) -> Effect:
+MAX_CP = 15
+"""No player holds more than 15 CP (Combat Points)."""
+
+
+def cp_damage(ability: Ability, effect: Effect, cp: int) -> int:
+    """The damage of an ability whose damage is a share of the acting player's CP: computed on
+    the CP after the ability's own gain (capped at 15), rounded up; 0 for other abilities."""
+    if ability.cp_damage is None:
+        return 0
+    after = max(0, min(MAX_CP, cp + effect.cp))
+    return math.ceil(after * ability.cp_damage)
+
+
+def resolve_offense(
+    hero: Hero, ability: Ability, roll: Roll, bonus: Roll | None = None, cp: int | None = None
+) -> Effect:
     """Everything ``ability`` does with the final ``roll``, and the bonus roll's dice if it has one.
+
+    ``cp`` is the acting player's CP before the ability resolves; with it, damage that depends on
+    CP (``ability.cp_damage``) is added. Without it that part is left out (it is not known).
 
     :raises IllegalActionError: if ``roll`` does not meet the ability, or a bonus roll is missing or
         given to an ability without one.
@@ -201,6 +240,8 @@ def resolve_offense(hero: Hero, ability: Ability, roll: Roll, bonus: Roll | None
         total = total + ability.bonus_roll.resolve(hero, bonus)
     elif bonus is not None:
         raise IllegalActionError(f"{ability.name!r} has no bonus roll, got {bonus.notation()!r}")
+    if cp is not None and ability.cp_damage is not None:
+        total = total + Effect(damage=cp_damage(ability, total, cp))
     return total
 
 
@@ -271,7 +312,7 @@ def effect_from_table(data: Mapping[str, object], where: str) -> Effect:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise HeroDataError(f"{where}.{key}: expected a list of strings, got {value!r}")
             values[key] = tuple(value)
-        elif key in ("prevent_half", "negate"):
+        elif key in ("prevent_half", "negate", "steal"):
             if not isinstance(value, bool):
                 raise HeroDataError(f"{where}.{key}: expected true or false, got {value!r}")
             values[key] = value

@@ -21,19 +21,18 @@ import copy
 import enum
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import wraps
 from typing import Any, TypeVar
 
-from rules.damage import DamageTotal, Portion, final_damage_total
+from rules.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
 from rules.dice import OFFENSIVE_DICE, Roll
-from rules.effects import Effect, resolve_defense, resolve_offense
+from rules.effects import MAX_CP, Effect, cp_damage, resolve_defense, resolve_offense
 from rules.errors import IllegalActionError, InvalidRollError
 from rules.heroes import Hero, load_hero
 from rules.requirements import Activation, activations
 
 START_CP = 2
-MAX_CP = 15
 STARTING_HAND = 4
 """CONFLICT in the sources: 4 cards (both rulebooks) vs 3 (one review); the rulebooks win."""
 MAX_HAND = 6
@@ -69,6 +68,8 @@ _TITLES = {
     Phase.DISCARD: "Discard Phase",
 }
 PHASES: tuple[Phase, ...] = tuple(Phase)
+ROLL_PHASES: tuple[Phase, ...] = (Phase.OFFENSIVE_ROLL, Phase.TARGETING_ROLL, Phase.DEFENSIVE_ROLL)
+MAIN_PHASES: tuple[Phase, ...] = (Phase.MAIN_1, Phase.MAIN_2)
 
 
 class GameMode(enum.Enum):
@@ -84,6 +85,28 @@ class GameMode(enum.Enum):
     def starting_health(self) -> int:
         """50 in 1v1; 35 each in King of the Hill; one shared 50 per team in 2v2."""
         return 35 if self is GameMode.KING_OF_THE_HILL else 50
+
+
+class CardKind(enum.Enum):
+    """When a card may be played (Hero Cards): by the symbol on its left side."""
+
+    MAIN = "main"
+    """Main Phase action card: the owner's Main Phases only."""
+    ROLL = "roll"
+    """Roll Phase action card: any player, in the Offensive, Targeting or Defensive Roll Phase."""
+    INSTANT = "instant"
+    """Instant action card: any player, any time."""
+    UPGRADE = "upgrade"
+    """Hero Upgrade: the owner's Main Phases only; never sold once played."""
+
+    @property
+    def title(self) -> str:
+        return {
+            "main": "Main Phase card",
+            "roll": "Roll Phase card",
+            "instant": "Instant card",
+            "upgrade": "Hero Upgrade",
+        }[self.value]
 
 
 class TargetRule(enum.Enum):
@@ -279,10 +302,13 @@ class Game:
         return OFFENSIVE_ROLL_ATTEMPTS - self.offensive_attempts
 
     def activations(self) -> list[Activation]:
-        """What the current offensive roll activates (empty before the first roll)."""
+        """What the current offensive roll activates (empty before the first roll), with damage that
+        depends on the active player's CP counted in."""
         if self.offensive_roll is None:
             return []
-        return activations(self.active_player.hero, self.offensive_roll)
+        player = self.active_player
+        found = activations(player.hero, self.offensive_roll)
+        return [_with_cp_damage(player, activation) for activation in found]
 
     @property
     def defender(self) -> Player | None:
@@ -531,7 +557,8 @@ class Game:
         if self.mode is GameMode.TWO_VS_TWO and self.targeting_die not in (5, 6):
             raise IllegalActionError("roll the targeting die first; only a 5 or 6 lets someone choose (Targeting Roll Phase)")
         self._set_target(chosen)
-        if self.mode is GameMode.KING_OF_THE_HILL:
+        attack = self.selected is not None and self.active_player.hero.ability(self.selected.ability).is_attack
+        if self.mode is GameMode.KING_OF_THE_HILL and attack:
             leaders = self.leaders()
             if chosen in leaders and leaders != [self.active_player]:
                 self.active_player.hand += 1
@@ -586,14 +613,23 @@ class Game:
     # -- modifiers and resolution -----------------------------------------------------------
     @_action
     def modify_damage(self, amount: int) -> None:
-        """A fixed change to the incoming damage from a card or status (+ adds, - prevents)."""
-        self._require_roll_phase_with_attack("modify the damage")
+        """A fixed change to the incoming damage from a card or status (+ adds, - prevents).
+
+        :raises IllegalActionError: when it is made, if the damage waiting may not change that way:
+            an ultimate's damage is never reduced, pure and collateral damage never increased,
+            and only an Attack takes Attack Modifiers (Damage Type Chart, Attack Modifiers).
+        """
+        self._check_damage_change(adds=amount > 0, reduces=amount < 0, what=f"{amount:+d} dmg")
         self.adjustments.append(amount)
 
     @_action
     def add_portion(self, portion: Portion) -> None:
-        """A multiplier or divider (e.g. Agility's "prevent half"), computed from the subtotal."""
-        self._require_roll_phase_with_attack("prevent or multiply the damage")
+        """A multiplier or divider (e.g. Agility's "prevent half"), computed from the subtotal.
+
+        :raises IllegalActionError: as :meth:`modify_damage`.
+        """
+        what = f"{'prevent' if portion.prevents else 'add'} {portion.fraction}"
+        self._check_damage_change(adds=not portion.prevents, reduces=portion.prevents, what=what)
         self.portions.append(portion)
 
     @_action
@@ -624,40 +660,58 @@ class Game:
         total: DamageTotal | None = None
         ability = None if self.selected is None else hero.ability(self.selected.ability)
         if ability is not None and self.offensive_roll is not None:
-            offense = resolve_offense(hero, ability, self.offensive_roll, self.bonus_roll)
+            offense = resolve_offense(hero, ability, self.offensive_roll, self.bonus_roll, cp=attacker.cp)
         defender = self.defender
         if defender is not None and self.defense is not None and self.defense_roll is not None:
             defense = resolve_defense(defender.hero, defender.hero.ability(self.defense), self.defense_roll)
         changes = {team: 0 for team in self.team_health}
         heal = {team: 0 for team in self.team_health}
         collateral = offense.collateral
-        if ability is not None and defender is not None:
-            damage_type = ability.damage_type
-            if damage_type is not None and damage_type.is_attack:
-                adjustments = [*self.adjustments]
-                portions = [*self.portions]
-                if defense.prevent:
-                    adjustments.append(-defense.prevent)
-                if defense.prevent_half:
-                    portions.append(Portion.prevent_half(self.defense or ""))
-                total = final_damage_total(
-                    offense.damage, adjustments=adjustments, portions=portions, damage_type=damage_type
-                )
-                taken = 0 if defense.negate else total.total
-                changes[defender.team] -= taken
-            elif damage_type is not None:
-                collateral += offense.damage
-            changes[defender.team] -= collateral
+        if ability is not None and not ability.is_attack and ability.damage_type is not None:
+            collateral += offense.damage
+        attack_taken = 0
+        if ability is not None and ability.is_attack and defender is not None:
+            assert ability.damage_type is not None
+            adjustments = [*self.adjustments]
+            portions = [*self.portions]
+            if defense.prevent:
+                adjustments.append(-defense.prevent)
+            if defense.prevent_half:
+                portions.append(Portion.prevent_half(self.defense or ""))
+            total = final_damage_total(
+                offense.damage, adjustments=adjustments, portions=portions, damage_type=ability.damage_type
+            )
+            attack_taken = 0 if defense.negate else total.total
+            changes[defender.team] -= attack_taken
+        elif collateral:
+            # Not an Attack: the prevention played against it applies to the collateral damage.
+            collateral = final_damage_total(
+                collateral, adjustments=self.adjustments, portions=self.portions, damage_type=DamageType.COLLATERAL
+            ).total
+        # Collateral has its own targeting: the defender of an Attack, otherwise each opponent.
+        receivers = [defender] if defender is not None else (self.opponents() if collateral else [])
+        for receiver in receivers:
+            changes[receiver.team] -= collateral
+        gained = offense.cp
+        if defender is not None:
             defender.cp = _clamp_cp(defender.cp + defense.cp)
-            if offense.opponent_cp < 0:
-                offense_cp_loss = min(defender.cp, -offense.opponent_cp)
-                defender.cp -= offense_cp_loss
+            if offense.steal:
+                # "Steal as much as they have": what the thief gains is what the opponent loses.
+                gained = min(defender.cp, offense.cp)
+                defender.cp -= gained
+            elif offense.opponent_cp < 0:
+                defender.cp -= min(defender.cp, -offense.opponent_cp)
             else:
                 defender.cp = _clamp_cp(defender.cp + offense.opponent_cp)
             heal[defender.team] += defense.heal
+            defender.hand += defense.draw
+            defender.hand -= min(defender.hand, offense.opponent_discard)
         changes[attacker.team] -= defense.counter
+        if attack_taken > 0:
+            changes[attacker.team] -= offense.self_damage
         heal[attacker.team] += offense.heal
-        attacker.cp = _clamp_cp(attacker.cp + offense.cp)
+        attacker.cp = _clamp_cp(attacker.cp + gained)
+        attacker.hand += offense.draw
         cap = self.starting_health + HEAL_ABOVE_START
         for team in self.team_health:
             health = self.team_health[team] + changes[team]
@@ -704,21 +758,59 @@ class Game:
         return player.cp
 
     @_action
-    def play_card(self, cost: int, instant: bool = False) -> int:
-        """Plays a card from the active player's hand: Main Phase cards only in a Main Phase
-        (``instant`` cards at any time); pays ``cost`` CP. Returns the CP left."""
+    def play_card(
+        self,
+        cost: int,
+        instant: bool = False,
+        *,
+        player: Player | int | None = None,
+        kind: CardKind | str | None = None,
+    ) -> int:
+        """``player`` (default: the active player) plays a card and pays ``cost`` CP; returns the CP left.
+
+        ``kind`` (default Instant with ``instant``, else Main Phase) says when it may be played:
+        Main Phase action cards and upgrades on the player's own turn in a Main Phase; Roll Phase
+        cards by any player in a roll phase; Instant cards by any player at any time. From an
+        ultimate's activation to the end of the roll phase its opponents may do nothing.
+        """
+        card = CardKind(kind) if kind is not None else (CardKind.INSTANT if instant else CardKind.MAIN)
+        payer = self.active_player if player is None else self._player(player)
+        self._check_playing()
         if cost < 0:
             raise IllegalActionError(f"a card costs 0 CP or more, not {cost!r}")
-        if not instant and self.phase not in (Phase.MAIN_1, Phase.MAIN_2):
-            raise IllegalActionError(f"Main Phase cards are played in a Main Phase, not the {self.phase.title}")
-        player = self.active_player
-        if player.hand <= 0:
-            raise IllegalActionError(f"{player.name} has no card to play")
-        if player.cp < cost:
-            raise IllegalActionError(f"{player.name} has {player.cp} CP, the card costs {cost} (Hero Cards)")
-        player.hand -= 1
-        player.cp -= cost
-        return player.cp
+        self._check_card_timing(payer, card)
+        if payer.hand <= 0:
+            raise IllegalActionError(f"{payer.name} has no card to play")
+        if payer.cp < cost:
+            raise IllegalActionError(f"{payer.name} has {payer.cp} CP, the card costs {cost} (Hero Cards)")
+        payer.hand -= 1
+        payer.cp -= cost
+        self._note(f"{payer.name} plays a {card.title} ({cost} CP): {payer.cp} CP left")
+        return payer.cp
+
+    def _check_card_timing(self, player: Player, card: CardKind) -> None:
+        """Raises unless ``player`` may play a ``card`` now (Action Cards; Ultimate Ability)."""
+        if card in (CardKind.MAIN, CardKind.UPGRADE):
+            if player.index != self.active:
+                raise IllegalActionError(f"{player.name} plays {card.title}s only on their own turn ({card.title}s)")
+            if self.phase not in MAIN_PHASES:
+                raise IllegalActionError(f"{card.title}s are played in a Main Phase, not the {self.phase.title}")
+        elif card is CardKind.ROLL and self.phase not in ROLL_PHASES:
+            raise IllegalActionError(f"Roll Phase cards are played in a roll phase, not the {self.phase.title} (Roll Phase Action Cards)")
+        if self.ultimate_locks(player):
+            raise IllegalActionError(
+                f"{player.name} may take no action until the roll phase ends: an ultimate is activated (Ultimate Ability)"
+            )
+
+    def ultimate_locks(self, player: Player | int) -> bool:
+        """True while an activated ultimate forbids ``player`` (an opponent of it) any action."""
+        who = self._player(player)
+        return (
+            self.phase in ROLL_PHASES
+            and self.selected is not None
+            and self.selected.unstoppable
+            and who.team != self.active_player.team
+        )
 
     @_action
     def set_health(self, player: Player | int, health: int) -> None:
@@ -778,12 +870,24 @@ class Game:
         if self.phase is not phase:
             raise IllegalActionError(f"cannot {doing} in the {self.phase.title} ({phase.title} only)")
 
-    def _require_roll_phase_with_attack(self, doing: str) -> None:
+    def _check_damage_change(self, *, adds: bool, reduces: bool, what: str) -> None:
         self._check_playing()
-        if self.phase not in (Phase.OFFENSIVE_ROLL, Phase.TARGETING_ROLL, Phase.DEFENSIVE_ROLL):
-            raise IllegalActionError(f"cannot {doing} in the {self.phase.title} (Attack Modifiers)")
+        if self.phase not in ROLL_PHASES:
+            raise IllegalActionError(f"{what}: not in the {self.phase.title} (Attack Modifiers)")
         if self.selected is None or self.exchange is not None:
-            raise IllegalActionError(f"cannot {doing}: no Attack is waiting to resolve (Attack Modifiers)")
+            raise IllegalActionError(f"{what}: no damage is waiting to resolve (Attack Modifiers)")
+        ability = self.active_player.hero.ability(self.selected.ability)
+        if ability.is_attack:
+            assert ability.damage_type is not None
+            check_damage_change(ability.damage_type, adds=adds, reduces=reduces, what=what)
+        elif ability.deals_collateral and not adds:
+            return  # collateral damage is avoidable
+        elif ability.deals_collateral:
+            raise IllegalActionError(
+                f"{what}: {ability.name!r} is not an Attack and collateral damage cannot be modified (Attack Modifiers)"
+            )
+        else:
+            raise IllegalActionError(f"{what}: {ability.name!r} deals no damage to change (Attack Modifiers)")
 
     def _note(self, line: str) -> None:
         self.log.append(line)
@@ -793,6 +897,14 @@ class Game:
             f"<Game {self.mode.value} turn {self.turn} {self.phase.value} active {self.active} "
             f"health {self.team_health}>"
         )
+
+
+def _with_cp_damage(player: Player, activation: Activation) -> Activation:
+    ability = player.hero.ability(activation.ability)
+    if ability.cp_damage is None:
+        return activation
+    extra = cp_damage(ability, ability.tiers[activation.tier - 1].effect, player.cp)
+    return replace(activation, damage=activation.damage + extra, expected_damage=activation.expected_damage + extra)
 
 
 def _clamp_cp(cp: int) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from fractions import Fraction
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -214,7 +215,7 @@ _HERO_KEYS = {
 _ABILITY_KEYS = {
     "name", "kind", "aliases", "requirement", "tiers", "damage_type", "effect", "per_symbol",
     "on_symbol", "conditions", "bonus_roll", "dice", "roll_attempts", "reroll_die_limit",
-    "conflicts", "notes", "source", "status", "variable_damage", *EFFECT_KEYS,
+    "conflicts", "notes", "source", "status", "variable_damage", "cp_damage", *EFFECT_KEYS,
 }
 _TIER_KEYS = {"requirement", "effect", "status", *EFFECT_KEYS}
 _BONUS_KEYS = {"dice", "sum_damage", "half_value_damage", "per_symbol", "on_symbol", "conditions"}
@@ -453,6 +454,7 @@ def hero_from_dict(data: Mapping[str, object], where: str = "<hero>") -> Hero:
                 bonus_roll=bonus,
                 base_effect=base_effect,
                 variable_damage=check.text(table.get("variable_damage", ""), f"{label}.variable_damage", empty=True),
+                cp_damage=_fraction(check, table.get("cp_damage"), f"{label}.cp_damage"),
                 defense_dice=defense_dice,
                 roll_attempts=roll_attempts,
                 reroll_die_limit=reroll_limit,
@@ -479,6 +481,20 @@ def hero_from_dict(data: Mapping[str, object], where: str = "<hero>") -> Hero:
         notes=check.text(data.get("notes", ""), "notes", empty=True),
         path=Path(where) if where.endswith(".toml") else None,
     )
+
+
+def _fraction(check: _Checker, value: object, key: str) -> Fraction | None:
+    """``"1/2"`` or ``"1"``: a share of the acting player's CP dealt as damage."""
+    if value is None:
+        return None
+    text = check.text(value, key)
+    try:
+        share = Fraction(text)
+    except ValueError:
+        raise check.fail(key, f"expected a fraction such as '1/2' or '1', got {text!r}") from None
+    if share <= 0:
+        raise check.fail(key, f"expected a share above 0, got {text!r}")
+    return share
 
 
 def _has_damage(ability: Ability) -> bool:
