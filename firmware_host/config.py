@@ -218,7 +218,7 @@ class GameConfig:
             if not name.strip():
                 raise ValueError(f"game.players has an empty name {name!r}")
         from rules.errors import RulesError
-        from rules.heroes import load_hero
+        from rules.dicethrone.heroes import load_hero
 
         for hero in self.heroes:
             try:

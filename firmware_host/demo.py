@@ -98,7 +98,7 @@ class DemoTable:
         from hardware.camera import SimulatedTraySource
         from hardware.display import CaptureDisplay
         from hardware.lights import StatusLight
-        from rules.game import Game
+        from rules.dicethrone.game import Game
         from vision.reader import DiceReader
         from vision.settle import SettleDetector
 

@@ -1,6 +1,6 @@
 """The table game: settled readings and button presses in, rules-engine actions out.
 
-:class:`GameFlow` sits between the tray and :class:`rules.game.Game`. The rules engine decides
+:class:`GameFlow` sits between the tray and :class:`rules.dicethrone.game.Game`. The rules engine decides
 everything about the game (phases, roll attempts, activation, targeting, defense, damage, health,
 CP, the end); the flow turns the table's inputs into rules actions, and the game into what the
 display (:class:`hardware.screens.ScreenState`) and the status LED (:class:`hardware.lights.TrayStatus`)
@@ -19,7 +19,7 @@ comes at all, NEXT lets the player key the whole roll in.
 Every step is a :class:`~firmware_host.transcript.FlowEvent`, given to ``on_event`` and returned by
 :meth:`GameFlow.on_reading` and :meth:`GameFlow.on_button`, so the service can log it.
 
->>> from rules.game import Game
+>>> from rules.dicethrone.game import Game
 >>> flow = GameFlow(Game.new(["barbarian", "moon-elf"]))
 >>> flow.step, flow.game.phase.title
 (<Step.PROMPT: 'prompt'>, 'Main Phase (1)')
@@ -39,11 +39,11 @@ from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
 from hardware.screens import DieCell, PlayerStatus, ScreenState
 from rules.dice import Roll
-from rules.effects import resolve_defense
+from rules.dicethrone.effects import resolve_defense
 from rules.errors import RulesError
-from rules.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, Exchange, Game, GameMode, Phase, Player
-from rules.heroes import Hero
-from rules.requirements import Activation
+from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, Exchange, Game, GameMode, Phase, Player
+from rules.dicethrone.heroes import Hero
+from rules.dicethrone.scoring import Activation
 from vision.types import DieReading, DieStatus, FrameReading
 
 __all__ = ["GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
@@ -174,9 +174,9 @@ def _short(name: str, width: int = 8) -> str:
 
 
 class GameFlow:
-    """Drives one :class:`rules.game.Game` from the tray's readings and buttons.
+    """Drives one :class:`rules.dicethrone.game.Game` from the tray's readings and buttons.
 
-    :param game: the game, usually fresh from :meth:`rules.game.Game.new`.
+    :param game: the game, usually fresh from :meth:`rules.dicethrone.game.Game.new`.
     :param on_event: called with every :class:`FlowEvent` (a :class:`Transcript` prints them; the
         service logs them).
     :param turn_limit: end the game after this many turns with the leader named (the demo's short
@@ -217,7 +217,7 @@ class GameFlow:
     def _warm_up(self) -> None:
         """Builds each hero's odds tables now (up to a second each) rather than on the first roll,
         so every reading reaches the display in a blink."""
-        from rules.odds import odds
+        from rules.dicethrone.odds import odds
 
         for player in self._game.players:
             odds(player.hero, None, OFFENSIVE_ROLL_ATTEMPTS)
@@ -815,7 +815,7 @@ class GameFlow:
 
     def _score_offense(self, roll: Roll, hero: Hero) -> None:
         """Activations, the odds of the best alternatives with the rolls left, and the dice to keep."""
-        from rules.odds import odds
+        from rules.dicethrone.odds import odds
 
         g, t = self._game, self._t
         activations = g.activations()

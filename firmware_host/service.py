@@ -568,7 +568,7 @@ def build_service(
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
-    from rules.game import Game
+    from rules.dicethrone.game import Game
 
     housekeeping = None
     if pin_factory is None and config.gpio == "mock":

@@ -61,13 +61,13 @@ def _search() -> list[Path]:
 
 
 def _hero(name: str) -> Any:
-    from rules.heroes import load_hero
+    from rules.dicethrone.heroes import load_hero
 
     return load_hero(name, search=_search())
 
 
 def run_heroes_list(args: argparse.Namespace) -> int:
-    from rules.heroes import all_heroes
+    from rules.dicethrone.heroes import all_heroes
 
     heroes = all_heroes(_search())
     if args.json:
@@ -128,7 +128,7 @@ def _hero_json(hero: Any) -> dict[str, object]:
 
 def run_score(args: argparse.Namespace) -> int:
     from rules.dice import Roll
-    from rules.requirements import activations, check_offensive_roll
+    from rules.dicethrone.scoring import activations, check_offensive_roll
 
     hero = _hero(args.hero)
     roll = check_offensive_roll(Roll.from_faces(args.dice, hero))
@@ -150,7 +150,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def run_odds(args: argparse.Namespace) -> int:
     from rules.dice import Roll
-    from rules.odds import odds
+    from rules.dicethrone.odds import odds
 
     hero = _hero(args.hero)
     dice = None if args.dice is None else Roll.from_faces(args.dice, hero)

@@ -65,7 +65,7 @@ def run_read(args: argparse.Namespace) -> int:
     reader = make_reader(args.profile)
     hero = None
     if args.hero is not None:
-        from rules.heroes import load_hero
+        from rules.dicethrone.heroes import load_hero
 
         hero = load_hero(args.hero)  # an unknown hero is a usage error before any image is read
     if args.annotate is not None:

@@ -14,7 +14,7 @@ from firmware_host.transcript import FlowEvent, FlowEventKind, Transcript
 from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
 from hardware.screens import ScreenState, render_screen
-from rules.game import Game, GameMode, Phase
+from rules.dicethrone.game import Game, GameMode, Phase
 from vision.types import DieReading, DieStatus, FrameReading
 
 NEXT, SELECT, BACK = ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.BACK

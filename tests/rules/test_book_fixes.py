@@ -2,10 +2,10 @@
 
 import pytest
 
-from rules.damage import Portion
+from rules.dicethrone.damage import Portion
 from rules.errors import IllegalActionError
-from rules.game import CardKind, Game, Phase
-from rules.heroes import load_hero
+from rules.dicethrone.game import CardKind, Game, Phase
+from rules.dicethrone.heroes import load_hero
 
 
 def to_phase(game, phase):

@@ -2,11 +2,11 @@ from fractions import Fraction
 
 import pytest
 
-from rules.damage import DamageType, Portion, final_damage_total
-from rules.effects import Effect, resolve_defense, resolve_offense
+from rules.dicethrone.damage import DamageType, Portion, final_damage_total
+from rules.dicethrone.effects import Effect, resolve_defense, resolve_offense
 from rules.errors import IllegalActionError, InvalidRollError
-from rules.heroes import load_hero
-from rules.requirements import activations
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.scoring import activations
 
 
 def test_rulebook_example_doctor_strange_vs_black_widow():

@@ -1,8 +1,8 @@
 import pytest
 
-from rules.damage import Portion
+from rules.dicethrone.damage import Portion
 from rules.errors import IllegalActionError, InvalidRollError
-from rules.game import MAX_CP, Game, GameMode, Phase, TargetRule
+from rules.dicethrone.game import MAX_CP, Game, GameMode, Phase, TargetRule
 
 
 def to_phase(game, phase):

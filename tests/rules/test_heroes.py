@@ -3,11 +3,11 @@ from pathlib import Path
 
 import pytest
 
-from rules.abilities import AbilityKind
-from rules.damage import DamageType
+from rules.dicethrone.abilities import AbilityKind
+from rules.dicethrone.damage import DamageType
 from rules.errors import HeroDataError, UnknownAbilityError, UnknownHeroError
-from rules.heroes import HEROES_DIRECTORY, all_heroes, hero_from_dict, load_hero
-from rules.requirements import activations
+from rules.dicethrone.heroes import HEROES_DIRECTORY, all_heroes, hero_from_dict, load_hero
+from rules.dicethrone.scoring import activations
 
 FULL = ["barbarian", "moon-elf", "monk", "pyromancer", "paladin", "shadow-thief", "ninja", "black-widow", "spider-man"]
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from rules.abilities import Ability, AbilityKind, Conflict, Tier
-from rules.damage import DamageType, UnknownDamageTypeError
+from rules.dicethrone.abilities import Ability, AbilityKind, Conflict, Tier
+from rules.dicethrone.damage import DamageType, UnknownDamageTypeError
 from rules.dice import FACES, Face, Roll
-from rules.effects import EFFECT_KEYS, BonusRoll, Condition, DiceEffects, Effect, effect_from_table
+from rules.dicethrone.effects import EFFECT_KEYS, BonusRoll, Condition, DiceEffects, Effect, effect_from_table
 from rules.errors import HeroDataError, InvalidRollError, UnknownAbilityError, UnknownHeroError
-from rules.requirements import Requirement, RequirementKind
+from rules.dicethrone.requirements import Requirement, RequirementKind
 
 HEROES_DIRECTORY = Path(__file__).resolve().parent
 """Where the bundled hero files live."""

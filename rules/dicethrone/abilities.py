@@ -6,9 +6,9 @@ import enum
 from fractions import Fraction
 from dataclasses import dataclass
 
-from rules.damage import DamageType
-from rules.effects import BonusRoll, DiceEffects, Effect
-from rules.requirements import Requirement
+from rules.dicethrone.damage import DamageType
+from rules.dicethrone.effects import BonusRoll, DiceEffects, Effect
+from rules.dicethrone.requirements import Requirement
 
 
 class AbilityKind(enum.Enum):

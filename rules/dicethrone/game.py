@@ -22,15 +22,19 @@ import enum
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from functools import wraps
 from typing import Any, TypeVar
 
-from rules.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
-from rules.dice import OFFENSIVE_DICE, Roll
-from rules.effects import MAX_CP, Effect, cp_damage, resolve_defense, resolve_offense
+from rules.dicethrone.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
+from rules.dice import Roll
+from rules.dicethrone.effects import MAX_CP, Effect, cp_damage, resolve_defense, resolve_offense
 from rules.errors import IllegalActionError, InvalidRollError
-from rules.heroes import Hero, load_hero
-from rules.requirements import Activation, activations
+from rules.games import Action, InvalidActionError
+from rules.dicethrone.heroes import Hero, load_hero
+from rules.dicethrone.requirements import OFFENSIVE_DICE
+from rules.dicethrone.scoring import Activation, activations
+from rules.dicethrone.statuses import SpendKind, Status, all_statuses, choice_options, find_status, parse_status_phrase
 
 START_CP = 2
 STARTING_HAND = 4
@@ -136,7 +140,13 @@ class Player:
     cp: int = START_CP
     hand: int = STARTING_HAND
     """Cards in hand (the tray counts cards; it does not know which)."""
-    statuses: list[str] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+    """Status effect tokens on the hero board: name -> count (only counts above 0)."""
+    stack_bonus: dict[str, int] = field(default_factory=dict)
+    """Stack limits this player raised, for the rest of the game (Increasing Stack Limit)."""
+
+    def status_count(self, name: str) -> int:
+        return self.statuses.get(find_status(name).name, 0)
 
     def __repr__(self) -> str:
         return f"<Player {self.index} {self.name!r} {self.hero.id} team {self.team} cp {self.cp} hand {self.hand}>"
@@ -268,7 +278,12 @@ class Game:
             )
             for i, hero in enumerate(loaded)
         ]
-        return cls(players, mode, start_player)
+        game = cls(players, mode, start_player)
+        for player in players:
+            for status in all_statuses():
+                if status.setup and status.hero == player.hero.id:
+                    game._add_status(player, status.name, status.setup, why="hero setup")
+        return game
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -299,7 +314,7 @@ class Game:
     def roll_attempts_left(self) -> int:
         if self.phase is Phase.DEFENSIVE_ROLL:
             return self.defense_attempts_left
-        return OFFENSIVE_ROLL_ATTEMPTS - self.offensive_attempts
+        return self.offensive_attempt_limit - self.offensive_attempts
 
     def activations(self) -> list[Activation]:
         """What the current offensive roll activates (empty before the first roll), with damage that
@@ -332,6 +347,8 @@ class Game:
         if self.selected is None or self.defender is None:
             return False
         ability = self.active_player.hero.ability(self.selected.ability)
+        if self.undefendable:
+            return False
         if not ability.deals_damage or ability.damage_type is None or not ability.damage_type.defendable:
             return False
         return bool(self.defender.hero.defensive_abilities())
@@ -351,8 +368,14 @@ class Game:
         self._check_playing()
         phase = self.phase
         if phase is Phase.UPKEEP:
+            self._upkeep()
+            if self.outcome is not None:
+                return self.phase
             if self.active == self.start_player and self.active not in self._had_turn:
                 self._note("Income Phase skipped: the start player skips the first Income Phase")
+                self._enter(Phase.MAIN_1)
+            elif self._status_moment("on_income"):
+                self._note("Income Phase skipped (Concussion)")
                 self._enter(Phase.MAIN_1)
             else:
                 self._enter(Phase.INCOME)
@@ -360,7 +383,13 @@ class Game:
         elif phase is Phase.INCOME:
             self._enter(Phase.MAIN_1)
         elif phase is Phase.MAIN_1:
-            self._enter(Phase.OFFENSIVE_ROLL)
+            moment = self._status_moment("on_offensive_roll")
+            if moment == "skip":
+                self._note("Offensive Roll Phase skipped (Knockdown)")
+                self._enter(Phase.MAIN_2)
+            else:
+                self.offensive_attempt_limit = OFFENSIVE_ROLL_ATTEMPTS - (moment == "one_less_attempt")
+                self._enter(Phase.OFFENSIVE_ROLL)
         elif phase is Phase.OFFENSIVE_ROLL:
             self._leave_offense()
         elif phase is Phase.TARGETING_ROLL:
@@ -445,6 +474,13 @@ class Game:
         self.adjustments = []
         self.portions = []
         self.exchange = None
+        self.undefendable = False
+        """An Attack made undefendable by a spent status (Accuracy)."""
+        self.counter_half: list[int] = []
+        """Players who spent Retribution: half the damage they take goes back to the attacker."""
+        self.choices: dict[str, str] = {}
+        """"Or" phrases of this roll phase -> the option the table chose."""
+        self.offensive_attempt_limit = OFFENSIVE_ROLL_ATTEMPTS
 
     # -- offensive roll phase ---------------------------------------------------------------
     @_action
@@ -460,9 +496,9 @@ class Game:
             raise InvalidRollError(f"an offensive roll has {OFFENSIVE_DICE} dice, not {len(roll)}: {roll.notation()!r}")
         if self.selected is not None:
             raise IllegalActionError(f"{self.selected.ability!r} is already activated (Offensive Roll Phase)")
-        if self.offensive_attempts >= OFFENSIVE_ROLL_ATTEMPTS:
+        if self.offensive_attempts >= self.offensive_attempt_limit:
             raise IllegalActionError(
-                f"no roll attempts left for {roll.notation()!r} (Offensive Roll Phase: up to {OFFENSIVE_ROLL_ATTEMPTS} roll attempts)"
+                f"no roll attempts left for {roll.notation()!r} (Offensive Roll Phase: up to {self.offensive_attempt_limit} roll attempts)"
             )
         self.offensive_attempts += 1
         self.offensive_roll = roll
@@ -673,6 +709,9 @@ class Game:
         if ability is not None and ability.is_attack and defender is not None:
             assert ability.damage_type is not None
             adjustments = [*self.adjustments]
+            targeted = sum(find_status(name).damage_taken for name in defender.statuses)
+            if targeted and ability.damage_type.modifiable:
+                adjustments.append(targeted)
             portions = [*self.portions]
             if defense.prevent:
                 adjustments.append(-defense.prevent)
@@ -707,6 +746,8 @@ class Game:
             defender.hand += defense.draw
             defender.hand -= min(defender.hand, offense.opponent_discard)
         changes[attacker.team] -= defense.counter
+        if defender is not None and defender.index in self.counter_half:
+            changes[attacker.team] -= -(-attack_taken // 2)
         if attack_taken > 0:
             changes[attacker.team] -= offense.self_damage
         heal[attacker.team] += offense.heal
@@ -730,9 +771,223 @@ class Game:
             health_after=tuple(self.team_health[t] for t in sorted(self.team_health)),
         )
         self.exchange = exchange
+        self._apply_statuses(offense, attacker, defender, acting_is_attacker=True)
+        if defender is not None:
+            self._apply_statuses(defense, defender, attacker, acting_is_attacker=False)
         self._note(f"health: {', '.join(f'{p.name} {self.health(p)}' for p in self.players)}")
         self._check_outcome()
         return exchange
+
+    # -- status effects ---------------------------------------------------------------------
+    def _apply_statuses(self, effect: Effect, actor: Player, other: Player | None, *, acting_is_attacker: bool) -> None:
+        """Gains, inflictions and removals an effect's phrases name; an "Or" phrase applies the
+        option chosen with :meth:`choose` (unchosen, it is left to the table)."""
+        for phrase in effect.statuses:
+            options = choice_options(phrase)
+            if options:
+                if phrase not in self.choices:
+                    self._note(f"{actor.name}: {phrase} (no choice made; resolve it at the table)")
+                    continue
+                phrase = self.choices[phrase]
+            change = parse_status_phrase(phrase)
+            if change is None:
+                continue
+            if change.verb == "remove-negative":
+                for name in [n for n in actor.statuses if find_status(n).negative]:
+                    self._remove_status(actor, name, actor.statuses[name], why=phrase)
+            elif change.verb == "gain":
+                self._add_status(actor, change.status, change.count, why=phrase)
+            elif other is not None:
+                self._add_status(other, change.status, change.count, why=phrase)
+
+    def stack_limit(self, player: Player | int, name: str) -> int | None:
+        """The most tokens of ``name`` the player may hold (None: the sources do not say)."""
+        status = find_status(name)
+        if status.stack_limit is None:
+            return None
+        return status.stack_limit + self._player(player).stack_bonus.get(status.name, 0)
+
+    def _add_status(self, player: Player, name: str, count: int, *, why: str) -> int:
+        status = find_status(name)
+        have = player.statuses.get(status.name, 0)
+        limit = self.stack_limit(player, status.name)
+        new = have + count if limit is None else min(limit, have + count)
+        if new > have:
+            player.statuses[status.name] = new
+        self._note(
+            f"{player.name} {status.name} {have} -> {new}"
+            + (f" (stack limit {limit})" if limit is not None and have + count > limit else "")
+            + f" ({why})"
+        )
+        return new - have
+
+    def _remove_status(self, player: Player, name: str, count: int, *, why: str) -> None:
+        status = find_status(name)
+        left = player.statuses.get(status.name, 0) - count
+        if left > 0:
+            player.statuses[status.name] = left
+        else:
+            player.statuses.pop(status.name, None)
+        self._note(f"{player.name} loses {count} {status.name} ({why})")
+
+    def _status_moment(self, moment: str) -> str:
+        """The active player's status acting at ``moment`` (on_income, on_offensive_roll), removed as it acts."""
+        player = self.active_player
+        for name in list(player.statuses):
+            value = str(getattr(find_status(name), moment))
+            if value:
+                self._remove_status(player, name, 1, why=f"{name} acts")
+                return value
+        return ""
+
+    def _upkeep(self) -> None:
+        """Upkeep Phase maintenance: status damage is accumulated and applied at the end of the phase."""
+        player = self.active_player
+        damage = 0
+        for name, count in player.statuses.items():
+            status = find_status(name)
+            if status.upkeep_damage:
+                damage += status.upkeep_damage * (count if status.per_stack else 1)
+        if damage:
+            team = player.team
+            self.team_health[team] = max(0, self.team_health[team] - damage)
+            self._note(f"{player.name} takes {damage} dmg from status effects (Upkeep Phase)")
+            self._check_outcome()
+
+    @_action
+    def gain_status(self, player: Player | int, name: str, count: int = 1) -> int:
+        """A manual correction: ``player`` gains (or, negative, loses) tokens the tray did not see
+        (a card, an unknown effect). Stack limits hold. Returns the new count."""
+        self._check_playing()
+        who = self._player(player)
+        status = find_status(name)
+        if count >= 0:
+            self._add_status(who, status.name, count, why="correction")
+        else:
+            if who.statuses.get(status.name, 0) < -count:
+                raise IllegalActionError(f"{who.name} has {who.statuses.get(status.name, 0)} {status.name} (Removing Status Effects)")
+            self._remove_status(who, status.name, -count, why="correction")
+        return who.statuses.get(status.name, 0)
+
+    @_action
+    def raise_stack_limit(self, player: Player | int, name: str, by: int = 1) -> int:
+        """The player's stack limit of ``name`` goes up for the rest of the game (Increasing Stack Limit)."""
+        who = self._player(player)
+        status = find_status(name)
+        who.stack_bonus[status.name] = who.stack_bonus.get(status.name, 0) + by
+        limit = self.stack_limit(who, status.name)
+        self._note(f"{who.name}'s {status.name} stack limit is now {limit}")
+        return limit or 0
+
+    @_action
+    def spend_status(self, player: Player | int, name: str, die: int | None = None, remove: str | None = None) -> bool:
+        """``player`` spends a token of ``name`` (an Instant action: any time, any player's turn,
+        unless the status says otherwise). ``die`` is the roll a status that rolls needs; ``remove``
+        the negative status Cleanse removes. Returns True when the effect applied (the roll succeeded).
+
+        :raises IllegalActionError: when the player has none, it is not spendable, the damage
+            waiting cannot change that way, or an activated ultimate forbids the player any action.
+        """
+        self._check_playing()
+        who = self._player(player)
+        status = find_status(name)
+        if who.statuses.get(status.name, 0) <= 0:
+            raise IllegalActionError(f"{who.name} has no {status.name} to spend (Spendable Status Effects)")
+        if not status.spendable:
+            raise IllegalActionError(f"{status.name} is not spent by its holder (Spendable Status Effects)")
+        if self.ultimate_locks(who):
+            raise IllegalActionError(
+                f"{who.name} may take no action until the roll phase ends: an ultimate is activated (Ultimate Ability)"
+            )
+        if status.succeeds_on and die is None:
+            raise IllegalActionError(f"{status.name} rolls 1 die first (Spendable Status Effects)")
+        if die is not None and die not in range(1, 7):
+            raise InvalidRollError(f"a die shows 1 to 6, not {die!r}")
+        success = not status.succeeds_on or die in status.succeeds_on
+        if success:
+            self._spend_effect(who, status, remove)
+        self._remove_status(who, status.name, 1, why="spent" + ("" if success else f", rolled {die}: no effect"))
+        return success
+
+    def _spend_effect(self, who: Player, status: Status, remove: str | None) -> None:
+        kind = status.spend
+        attacking = who.index == self.active and self.selected is not None
+        if kind is SpendKind.ADD_OR_PREVENT:
+            kind = SpendKind.ADD if attacking else SpendKind.PREVENT
+        what = f"{status.name}"
+        if kind is SpendKind.PAY_TO_REMOVE:
+            if who.cp < status.amount:
+                raise IllegalActionError(f"{who.name} has {who.cp} CP, removing {status.name} costs {status.amount}")
+            who.cp -= status.amount
+            return
+        if kind is SpendKind.REMOVE_NEGATIVE:
+            negatives = [n for n in who.statuses if find_status(n).negative]
+            target = find_status(remove).name if remove is not None else (negatives[0] if len(negatives) == 1 else None)
+            if target is None or target not in negatives:
+                raise IllegalActionError(
+                    f"name the negative status {status.name} removes: {', '.join(negatives) or 'none in play'}"
+                )
+            self._remove_status(who, target, 1, why=status.name)
+            return
+        if kind in (SpendKind.ADD, SpendKind.UNDEFENDABLE):
+            if not attacking:
+                raise IllegalActionError(f"{status.name} is spent on your own Attack (Attack Modifiers)")
+        elif self.defender is not None and who.index != self.defender.index:
+            raise IllegalActionError(
+                f"{who.name} cannot reduce another player's incoming damage with {status.name} (Spendable Status Effects)"
+            )
+        if kind is SpendKind.ADD:
+            self._check_damage_change(adds=True, reduces=False, what=what)
+            assert self.selected is not None
+            if self.selected.damage < status.needs_damage:
+                raise IllegalActionError(f"{status.name} needs an Attack of {status.needs_damage} dmg or more")
+            self.adjustments.append(status.amount)
+        elif kind is SpendKind.UNDEFENDABLE:
+            self._check_damage_change(adds=True, reduces=False, what=what)
+            if self.defense_roll is not None:
+                raise IllegalActionError(f"{status.name} is spent before the defense is rolled")
+            self.undefendable = True
+            if self.phase is Phase.DEFENSIVE_ROLL:
+                self.defense = None
+        elif kind is SpendKind.PREVENT:
+            self._check_damage_change(adds=False, reduces=True, what=what)
+            self.adjustments.append(-status.amount)
+        elif kind is SpendKind.PREVENT_HALF:
+            self._check_damage_change(adds=False, reduces=True, what=what)
+            self.portions.append(Portion.prevent_half(status.name))
+        elif kind is SpendKind.NEGATE:
+            self._check_damage_change(adds=False, reduces=True, what=what)
+            self.portions.append(Portion(Fraction(1), True, status.name))
+        elif kind is SpendKind.COUNTER_HALF:
+            self._check_damage_change(adds=False, reduces=True, what=what)
+            self.counter_half.append(who.index)
+
+    @_action
+    def choose(self, option: str) -> str:
+        """The table resolves an "Or": ``option`` is one of the options of a phrase the selected
+        ability or the defense produces (``gain Evasive``). Returns the phrase it answers."""
+        self._check_playing()
+        pending = self.pending_choices()
+        wanted = option.strip().lower()
+        for phrase, options in pending.items():
+            for candidate in options:
+                if candidate.lower() == wanted or candidate.lower().split(" ", 1)[-1] == wanted:
+                    self.choices[phrase] = candidate
+                    self._note(f"choice: {candidate} (Or)")
+                    return phrase
+        offered = "; ".join(" or ".join(o) for o in pending.values()) or "nothing to choose"
+        raise IllegalActionError(f"{option!r} is not an option now ({offered}) (Or)")
+
+    def pending_choices(self) -> dict[str, tuple[str, ...]]:
+        """The "Or" phrases of the current roll phase still to choose, with their options."""
+        found: dict[str, tuple[str, ...]] = {}
+        if self.selected is not None and self.offensive_roll is not None:
+            hero = self.active_player.hero
+            ability = hero.ability(self.selected.ability)
+            if ability.bonus_roll is None or self.bonus_roll is not None:
+                effect = resolve_offense(hero, ability, self.offensive_roll, self.bonus_roll)
+                found.update({p: choice_options(p) for p in effect.statuses if choice_options(p)})
+        return {p: o for p, o in found.items() if p not in self.choices}
 
     def _check_outcome(self) -> None:
         alive = {team for team, health in self.team_health.items() if health > 0}
@@ -822,6 +1077,54 @@ class Game:
         self.team_health[self._player(player).team] = health
         self._check_outcome()
 
+    # -- table actions in record notation (the rules.games.TableGame protocol) -------------------
+    def play(self, action: Action | str) -> object:
+        """Applies one table action written in record notation (docs/game-records.md), e.g.
+        ``roll 1 2 3 4 5``, ``select Mighty Blow``, ``spend P2 Evasive 1``, ``card P2 instant 1``.
+
+        :raises InvalidActionError: for an unknown verb or a malformed argument.
+        :raises IllegalActionError: for an action the rules forbid now (nothing changes).
+        """
+        act = Action.from_notation(action) if isinstance(action, str) else action
+        handler = _VERBS.get(act.verb)
+        if handler is None:
+            raise InvalidActionError(f"unknown action {act.verb!r} (actions: {', '.join(sorted(_VERBS))})")
+        return handler(self, act.args)
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+    def winner_name(self) -> str | None:
+        """The winning team's player names (``"A & C"`` in 2v2), ``"draw"``, or None while it goes on."""
+        if self.outcome is None:
+            return None
+        if self.outcome.winner is None:
+            return "draw"
+        return " & ".join(p.name for p in self.players if p.team == self.outcome.winner)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"players": [{"name", "hero", "health", "cp", "cards", "statuses"}], "turn", "phase", "winner"}``."""
+        return {
+            "game": "dicethrone",
+            "mode": self.mode.value,
+            "players": [
+                {
+                    "name": p.name,
+                    "hero": p.hero.id,
+                    "health": self.health(p),
+                    "cp": p.cp,
+                    "cards": p.hand,
+                    "statuses": dict(sorted(p.statuses.items())),
+                }
+                for p in self.players
+            ],
+            "turn": self.turn,
+            "active": self.active_player.name,
+            "phase": self.phase.value,
+            "winner": self.winner_name(),
+        }
+
     # -- undo -------------------------------------------------------------------------------
     @property
     def can_undo(self) -> bool:
@@ -905,6 +1208,88 @@ def _with_cp_damage(player: Player, activation: Activation) -> Activation:
         return activation
     extra = cp_damage(ability, ability.tiers[activation.tier - 1].effect, player.cp)
     return replace(activation, damage=activation.damage + extra, expected_damage=activation.expected_damage + extra)
+
+
+def _seat(game: Game, word: str) -> Player:
+    """``P1``..``P4``: a seat in turn order."""
+    if not (word[:1] in "Pp" and word[1:].isdigit()):
+        raise InvalidActionError(f"expected a seat such as P1, got {word!r}")
+    index = int(word[1:]) - 1
+    if not 0 <= index < len(game.players):
+        raise InvalidActionError(f"no seat {word!r} in a game of {len(game.players)}")
+    return game.players[index]
+
+
+def _number(word: str, what: str) -> int:
+    try:
+        return int(word)
+    except ValueError:
+        raise InvalidActionError(f"expected a whole number for {what}, got {word!r}") from None
+
+
+def _args(args: tuple[str, ...], low: int, usage: str) -> tuple[str, ...]:
+    if len(args) < low:
+        raise InvalidActionError(f"expected {usage}")
+    return args
+
+
+def _spend(game: Game, args: tuple[str, ...]) -> object:
+    _args(args, 2, "spend P<n> <status> [die] [remove <status>]")
+    words = list(args[1:])
+    remove = None
+    if "remove" in words:
+        at = words.index("remove")
+        remove = " ".join(words[at + 1 :]) or None
+        words = words[:at]
+    die = _number(words.pop(), "the die") if words and words[-1].isdigit() else None
+    return game.spend_status(_seat(game, args[0]), " ".join(words), die=die, remove=remove)
+
+
+def _portion(game: Game, args: tuple[str, ...]) -> object:
+    _args(args, 2, "portion prevent|add <fraction>")
+    if args[0] not in ("prevent", "add"):
+        raise InvalidActionError(f"expected prevent or add, got {args[0]!r}")
+    try:
+        fraction = Fraction(args[1])
+    except ValueError:
+        raise InvalidActionError(f"expected a fraction such as 1/2, got {args[1]!r}") from None
+    game.add_portion(Portion(fraction, args[0] == "prevent"))
+    return fraction
+
+
+_VERBS: dict[str, Callable[[Game, tuple[str, ...]], object]] = {
+    "advance": lambda g, a: g.advance(),
+    "roll": lambda g, a: g.record_offensive_roll(" ".join(_args(a, 1, "roll <faces>"))),
+    "select": lambda g, a: g.select_ability(None if a == ("none",) else " ".join(_args(a, 1, "select <ability>|none"))),
+    "bonus": lambda g, a: g.record_bonus_roll(" ".join(_args(a, 1, "bonus <faces>"))),
+    "target-roll": lambda g, a: g.record_targeting_roll(_number(_args(a, 1, "target-roll <die>")[0], "the die")),
+    "target": lambda g, a: g.choose_target(_seat(g, _args(a, 1, "target P<n>")[0])),
+    "defense": lambda g, a: g.choose_defense(" ".join(_args(a, 1, "defense <ability>"))),
+    "defend": lambda g, a: g.record_defensive_roll(" ".join(_args(a, 1, "defend <faces>"))),
+    "damage": lambda g, a: g.modify_damage(_number(_args(a, 1, "damage +N|-N")[0], "the damage")),
+    "portion": _portion,
+    "resolve": lambda g, a: g.resolve(),
+    "sell": lambda g, a: g.sell_card(),
+    "card": lambda g, a: g.play_card(
+        _number(_args(a, 3, "card P<n> main|roll|instant|upgrade <cost>")[2], "the cost"),
+        player=_seat(g, a[0]),
+        kind=_card_kind(a[1]),
+    ),
+    "spend": _spend,
+    "choose": lambda g, a: g.choose(" ".join(_args(a, 1, "choose <option>"))),
+    "status": lambda g, a: g.gain_status(
+        _seat(g, _args(a, 3, "status P<n> +N|-N <status>")[0]), " ".join(a[2:]), _number(a[1], "the count")
+    ),
+    "health": lambda g, a: g.set_health(_seat(g, _args(a, 2, "health P<n> <health>")[0]), _number(a[1], "the health")),
+    "undo": lambda g, a: g.undo(),
+}
+
+
+def _card_kind(word: str) -> CardKind:
+    try:
+        return CardKind(word)
+    except ValueError:
+        raise InvalidActionError(f"expected main, roll, instant or upgrade, got {word!r}") from None
 
 
 def _clamp_cp(cp: int) -> int:

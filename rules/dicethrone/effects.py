@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from rules.dice import FACES, Roll
 from rules.errors import IllegalActionError, InvalidRollError
-from rules.requirements import Activation, Requirement
+from rules.dicethrone.requirements import Requirement, best_tier
 
 if TYPE_CHECKING:
-    from rules.abilities import Ability
-    from rules.heroes import Hero
+    from rules.dicethrone.abilities import Ability
+    from rules.dicethrone.heroes import Hero
 
 
 @dataclass(frozen=True)
@@ -225,8 +225,6 @@ def resolve_offense(
     :raises IllegalActionError: if ``roll`` does not meet the ability, or a bonus roll is missing or
         given to an ability without one.
     """
-    from rules.requirements import best_tier
-
     reached = best_tier(hero, ability, roll)
     if reached is None:
         raise IllegalActionError(
@@ -272,30 +270,6 @@ def _expected_bonus_damage(hero: Hero, bonus: BonusRoll) -> float:
         effect = bonus.resolve(hero, Roll(faces))
         total += effect.damage + effect.collateral
     return total / len(outcomes)
-
-
-def activation_for(hero: Hero, ability: Ability, roll: Roll, tier: int, used: tuple[int, ...]) -> Activation:
-    """The :class:`Activation` value for ``ability`` reaching ``tier`` with dice ``used``."""
-    tier_data = ability.tiers[tier - 1]
-    known = tier_data.effect + ability.dice_effects.resolve(hero, roll)
-    expected = float(known.damage + known.collateral)
-    if ability.bonus_roll is not None:
-        expected += expected_bonus_damage(hero, ability.bonus_roll)
-    damage = known.damage + known.collateral
-    return Activation(
-        ability=ability.name,
-        tier=tier,
-        tiers=len(ability.tiers),
-        requirement=tier_data.requirement,
-        dice=tuple(roll.faces[i] for i in used),
-        dice_indices=used,
-        effect=tier_data.text,
-        damage=damage,
-        damage_type=ability.damage_type if expected or ability.variable_damage else None,
-        unstoppable=ability.is_ultimate,
-        bonus_dice=0 if ability.bonus_roll is None else ability.bonus_roll.dice,
-        expected_damage=expected,
-    )
 
 
 def effect_from_table(data: Mapping[str, object], where: str) -> Effect:

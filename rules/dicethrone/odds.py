@@ -13,7 +13,7 @@ An empty table with ``r`` attempts left is ``E_r({})``: the first attempt rolls 
 Every ability is solved at once as one column of a matrix. Floats match enumeration to about
 1e-15; ``exact=True`` runs the same recursion in :class:`fractions.Fraction`::
 
-    >>> from rules.heroes import load_hero
+    >>> from rules.dicethrone.heroes import load_hero
     >>> requirement_odds(load_hero("barbarian"), Requirement.from_notation("5 of a kind"), None, 3, exact=True)
     Fraction(347897, 7558272)
 
@@ -34,12 +34,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from rules.dice import FACES, OFFENSIVE_DICE, Face, Roll
+from rules.dice import FACES, Face, Roll
 from rules.errors import InvalidRollError, UnknownAbilityError
-from rules.requirements import Requirement, activations
+from rules.dicethrone.requirements import OFFENSIVE_DICE, Requirement
+from rules.dicethrone.scoring import activations
 
 if TYPE_CHECKING:
-    from rules.heroes import Hero
+    from rules.dicethrone.heroes import Hero
 
 State = tuple[int, ...]
 """A sorted tuple of face numbers."""

@@ -21,13 +21,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rules.damage import DamageType
-from rules.dice import FACES, OFFENSIVE_DICE, Face, Roll
+from rules.dicethrone.damage import DamageType
+from rules.dice import FACES, Face, Roll
 from rules.errors import InvalidRollError
 
 if TYPE_CHECKING:
-    from rules.abilities import Ability
-    from rules.heroes import Hero
+    from rules.dicethrone.abilities import Ability
+    from rules.dicethrone.heroes import Hero
+
+OFFENSIVE_DICE = 5
+"""Dice in an offensive roll; no requirement needs more."""
 
 _SMALL_RUNS: tuple[tuple[int, ...], ...] = ((1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6))
 _LARGE_RUNS: tuple[tuple[int, ...], ...] = ((1, 2, 3, 4, 5), (2, 3, 4, 5, 6))
@@ -150,7 +153,7 @@ class Requirement:
     def met_by_counts(self, counts: Sequence[int], symbol_faces: dict[str, tuple[int, ...]]) -> bool:
         """Fast check on face-number counts (``counts[v]`` dice show number v, index 0 unused).
 
-        ``symbol_faces`` maps each symbol to the numbers that show it. Used by :mod:`rules.odds`.
+        ``symbol_faces`` maps each symbol to the numbers that show it. Used by :mod:`rules.dicethrone.odds`.
         """
         if self.kind is RequirementKind.SYMBOLS:
             return all(
@@ -162,44 +165,6 @@ class Requirement:
         return any(all(counts[v] for v in run) for run in runs)
 
 
-@dataclass(frozen=True)
-class Activation:
-    """An ability a roll activates: the tier reached, the dice that meet it, and what it does.
-
-    ``damage`` is the damage known from this roll (the tier's fixed damage plus any "per symbol"
-    damage counted on these dice); a bonus roll (``bonus_dice`` > 0) can add more, see
-    :func:`rules.effects.resolve_offense`.
-    """
-
-    ability: str
-    tier: int
-    """1-based tier reached (1 for an ability without tiers)."""
-    tiers: int
-    """How many tiers the ability has."""
-    requirement: Requirement
-    dice: tuple[Face, ...]
-    dice_indices: tuple[int, ...]
-    effect: str
-    damage: int
-    damage_type: DamageType | None
-    unstoppable: bool
-    """True for an ultimate: no defense, no reduction, nothing may respond."""
-    bonus_dice: int = 0
-    expected_damage: float = 0.0
-    """``damage`` plus the mean of any bonus roll's damage; what the ordering uses."""
-
-    def to_json(self) -> dict[str, object]:
-        """The shape ``dicetray score --json`` prints for each activation."""
-        return {
-            "ability": self.ability,
-            "tier": self.tier,
-            "dice": list(self.dice),
-            "effect": self.effect,
-            "damage": self.damage,
-            "damage_type": None if self.damage_type is None else self.damage_type.value,
-        }
-
-
 def best_tier(hero: Hero, ability: Ability, roll: Roll) -> tuple[int, tuple[int, ...]] | None:
     """The highest tier (1-based) of ``ability`` that ``roll`` meets, with the dice indices used."""
     for number in range(len(ability.tiers), 0, -1):
@@ -207,34 +172,3 @@ def best_tier(hero: Hero, ability: Ability, roll: Roll) -> tuple[int, tuple[int,
         if used is not None:
             return number, used
     return None
-
-
-def activations(hero: Hero, roll: Roll) -> list[Activation]:
-    """Every offensive (and ultimate) ability ``roll`` meets, most valuable first.
-
-    Value order: an ultimate first, then expected damage, then the tier, then the hero sheet order.
-    Any number of dice is accepted here; an offensive roll proper has five
-    (see :func:`check_offensive_roll`).
-    """
-    from rules.effects import activation_for  # effects builds on this module
-
-    found: list[tuple[int, Activation]] = []
-    for position, ability in enumerate(hero.offensive_abilities()):
-        reached = best_tier(hero, ability, roll)
-        if reached is None:
-            continue
-        found.append((position, activation_for(hero, ability, roll, reached[0], reached[1])))
-    found.sort(key=lambda item: (not item[1].unstoppable, -item[1].expected_damage, -item[1].tier, item[0]))
-    return [activation for _, activation in found]
-
-
-def check_offensive_roll(roll: Roll) -> Roll:
-    """Returns ``roll`` if it has the five dice of an offensive roll.
-
-    :raises InvalidRollError: naming the roll otherwise.
-    """
-    if len(roll) != OFFENSIVE_DICE:
-        raise InvalidRollError(
-            f"an offensive roll has {OFFENSIVE_DICE} dice, not {len(roll)}: {roll.notation()!r}"
-        )
-    return roll
