@@ -141,6 +141,8 @@ class TrayService:
         as trimming the history gpiozero's mock pins keep), or None.
     :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
         the game state to, or None.
+    :param game_store: where each game's record is written as it is played
+        (:class:`firmware_host.game_store.GameStore`), or None.
     """
 
     def __init__(
@@ -161,7 +163,9 @@ class TrayService:
         closers: Iterable[Any] = (),
         live: Any = None,
         housekeeping: Callable[[], None] | None = None,
+        game_store: Any = None,
     ) -> None:
+        self.game_store = game_store
         self._open_source = open_source
         self._housekeeping = housekeeping
         self._last_housekeeping = float("-inf")
@@ -319,6 +323,8 @@ class TrayService:
         if self._source is not None:
             parts.append(("camera", self._source.close))
         parts.append(("roll log", self.roll_log.close))
+        if self.game_store is not None:
+            parts.append(("game records", self.game_store.close))
         for name, close in parts:
             try:
                 close()
@@ -366,6 +372,7 @@ class TrayService:
             return ()
 
     def _handle_events(self, events: Iterable[Any]) -> None:
+        self._sync_game_record()
         for event in events:
             kind = str(getattr(getattr(event, "kind", None), "value", getattr(event, "kind", "")))
             text = str(getattr(event, "text", event))
@@ -377,6 +384,16 @@ class TrayService:
                 self._log_row(
                     lambda log_: log_.record_score(kind, text, data, reading_id=self._last_reading_id)
                 )
+
+    def _sync_game_record(self) -> None:
+        """Appends the game's new actions to its record (a failure is logged; the game goes on)."""
+        game = getattr(self.flow, "game", None)
+        if self.game_store is None or game is None:
+            return
+        try:
+            self.game_store.sync(game)
+        except RollLogError as error:
+            log.warning("%s", error)
 
     def _log_row(self, write: Callable[[RollLog], str]) -> str | None:
         try:
@@ -565,6 +582,7 @@ def build_service(
     """
     from firmware_host.commands.vision_cmd import make_reader
     from firmware_host.game_flow import GameFlow
+    from firmware_host.game_store import GameStore
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
@@ -620,6 +638,7 @@ def build_service(
         flow=flow,
         display=display,
         roll_log=RollLog(config.roll_log_path),
+        game_store=GameStore(config.roll_log_path),
         light=light,
         buttons=buttons,
         detector=detector,

@@ -90,6 +90,15 @@ class TableGame(Protocol):
         """The state a record replay prints: players, turn, phase, winner."""
         ...
 
+    @property
+    def actions(self) -> list[str]:
+        """Every table action so far, in record notation."""
+        ...
+
+    def record_headers(self) -> list[tuple[str, str]]:
+        """The record's tags that set this game up again (``Game`` first)."""
+        ...
+
 
 @dataclass(frozen=True)
 class GameType:
@@ -99,6 +108,8 @@ class GameType:
     title: str
     new: Callable[..., TableGame]
     """``new(heroes_or_players, **setup) -> TableGame``."""
+    from_tags: Callable[[Mapping[str, str]], TableGame]
+    """A new game set up from a record's tags (:mod:`rules.records`)."""
     aliases: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:

@@ -6,7 +6,7 @@ Registered with :func:`rules.games.find_game` as ``"dicethrone"``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rules.games import GameType, TableGame, register_game
 
@@ -19,4 +19,12 @@ def _new_game(
     return Game.new(heroes, mode=mode, start_player=start_player, names=names)
 
 
-register_game(GameType(name="dicethrone", title="Dice Throne", new=_new_game, aliases=("dice-throne", "dt")))
+def _from_tags(tags: Mapping[str, str]) -> TableGame:
+    from rules.dicethrone.game import Game
+
+    return Game.from_tags(tags)
+
+
+register_game(
+    GameType(name="dicethrone", title="Dice Throne", new=_new_game, from_tags=_from_tags, aliases=("dice-throne", "dt"))
+)

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import copy
 import enum
+import inspect
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import wraps
 from typing import Any, TypeVar
 
+from rules.dicethrone.cards import CardEffect, CardEffectKind
 from rules.dicethrone.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
 from rules.dice import Roll
 from rules.dicethrone.effects import MAX_CP, Effect, cp_damage, resolve_defense, resolve_offense
@@ -142,6 +144,8 @@ class Player:
     """Cards in hand (the tray counts cards; it does not know which)."""
     statuses: dict[str, int] = field(default_factory=dict)
     """Status effect tokens on the hero board: name -> count (only counts above 0)."""
+    upgrades: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Hero Upgrades in play: ability name -> (level, the card's cost)."""
     stack_bonus: dict[str, int] = field(default_factory=dict)
     """Stack limits this player raised, for the rest of the game (Increasing Stack Limit)."""
 
@@ -185,18 +189,27 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _action(method: _F) -> _F:
-    """Snapshots the game before an action so BACK can undo it; a failed action changes nothing."""
+    """Snapshots the game before an action so BACK can undo it; a failed action changes nothing.
+    A table action that succeeds is written to :attr:`Game.actions` in record notation."""
+    signature = inspect.signature(method)
 
     @wraps(method)
     def wrapper(self: Game, *args: Any, **kwargs: Any) -> Any:
         before = self._snapshot()
+        self._depth += 1
         try:
             result = method(self, *args, **kwargs)
         except BaseException:
             self._restore(before)
             raise
+        finally:
+            self._depth -= 1
         self._history.append(before)
         del self._history[:-UNDO_STEPS]
+        if self._depth == 0:
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            self._actions.append(_notation(self, method.__name__, bound.arguments))
         return result
 
     return wrapper  # type: ignore[return-value]
@@ -237,6 +250,10 @@ class Game:
         self.outcome: Outcome | None = None
         self.log: list[str] = []
         self._history: list[dict[str, Any]] = []
+        self._actions: list[str] = []
+        self._depth = 0
+        self.seed: int | None = None
+        """The seed a simulated table played with (kept in the game record)."""
         self._had_turn: set[int] = set()
         self._reset_roll_phase()
         self._note(f"turn 1: {self.active_player.name} ({self.active_player.hero.name}) starts")
@@ -262,7 +279,12 @@ class Game:
             if len(loaded) not in by_count:
                 raise IllegalActionError(f"{len(loaded)} players: play 1v1 (2), King of the Hill (3) or 2v2 (4)")
             mode = by_count[len(loaded)]
-        mode = GameMode(mode)
+        try:
+            mode = GameMode(mode)
+        except ValueError:
+            raise IllegalActionError(
+                f"no mode {mode!r} (modes: {', '.join(m.value for m in GameMode)})"
+            ) from None
         if len(loaded) != mode.players:
             raise IllegalActionError(f"{mode.value} needs {mode.players} players, not {len(loaded)}")
         if not 0 <= start_player < len(loaded):
@@ -283,6 +305,34 @@ class Game:
             for status in all_statuses():
                 if status.setup and status.hero == player.hero.id:
                     game._add_status(player, status.name, status.setup, why="hero setup")
+        return game
+
+    @classmethod
+    def from_tags(cls, tags: Mapping[str, str]) -> Game:
+        """A new game from a record's tags: ``Mode``, ``Start`` (``P1``), ``Seed`` and one
+        ``P<n>`` tag per seat, ``"<hero> <name>"`` (docs/game-records.md).
+
+        :raises IllegalActionError: naming the tag that is missing or wrong.
+        """
+        seats: list[tuple[str, str]] = []
+        while f"P{len(seats) + 1}" in tags:
+            hero, _, name = tags[f"P{len(seats) + 1}"].strip().partition(" ")
+            seats.append((hero, name.strip() or f"Player {len(seats) + 1}"))
+        if len(seats) < 2:
+            raise IllegalActionError('the record needs a [P1 "<hero> <name>"] tag for each seat, at least two')
+        start = tags.get("Start", "P1")
+        if not (start[:1] == "P" and start[1:].isdigit()):
+            raise IllegalActionError(f"[Start {start!r}]: expected a seat such as P1")
+        game = cls.new(
+            [hero for hero, _ in seats],
+            mode=tags.get("Mode"),
+            start_player=int(start[1:]) - 1,
+            names=[name for _, name in seats],
+        )
+        if "Seed" in tags:
+            if not tags["Seed"].isdigit():
+                raise IllegalActionError(f"[Seed {tags['Seed']!r}]: expected a whole number")
+            game.seed = int(tags["Seed"])
         return game
 
     # -- reading ----------------------------------------------------------------------------
@@ -932,10 +982,8 @@ class Game:
         if kind in (SpendKind.ADD, SpendKind.UNDEFENDABLE):
             if not attacking:
                 raise IllegalActionError(f"{status.name} is spent on your own Attack (Attack Modifiers)")
-        elif self.defender is not None and who.index != self.defender.index:
-            raise IllegalActionError(
-                f"{who.name} cannot reduce another player's incoming damage with {status.name} (Spendable Status Effects)"
-            )
+        else:
+            self._check_receiver(who, status.name)
         if kind is SpendKind.ADD:
             self._check_damage_change(adds=True, reduces=False, what=what)
             assert self.selected is not None
@@ -1020,6 +1068,7 @@ class Game:
         *,
         player: Player | int | None = None,
         kind: CardKind | str | None = None,
+        effect: CardEffect | str | None = None,
     ) -> int:
         """``player`` (default: the active player) plays a card and pays ``cost`` CP; returns the CP left.
 
@@ -1027,6 +1076,10 @@ class Game:
         Main Phase action cards and upgrades on the player's own turn in a Main Phase; Roll Phase
         cards by any player in a roll phase; Instant cards by any player at any time. From an
         ultimate's activation to the end of the roll phase its opponents may do nothing.
+
+        ``effect`` is what the card does that the tray keeps score of (:class:`CardEffect`: add or
+        prevent N dmg, gain N CP, draw N, change or reroll a die of the roll in play); a card that
+        changes the offensive dice after an ability was announced takes the announcement back.
         """
         card = CardKind(kind) if kind is not None else (CardKind.INSTANT if instant else CardKind.MAIN)
         payer = self.active_player if player is None else self._player(player)
@@ -1040,8 +1093,92 @@ class Game:
             raise IllegalActionError(f"{payer.name} has {payer.cp} CP, the card costs {cost} (Hero Cards)")
         payer.hand -= 1
         payer.cp -= cost
-        self._note(f"{payer.name} plays a {card.title} ({cost} CP): {payer.cp} CP left")
+        done = ""
+        if effect is not None:
+            done = self._card_effect(payer, CardEffect.from_notation(effect) if isinstance(effect, str) else effect)
+        self._note(f"{payer.name} plays a {card.title} ({cost} CP){done}: {payer.cp} CP left")
         return payer.cp
+
+    def _card_effect(self, who: Player, effect: CardEffect) -> str:
+        kind = effect.kind
+        if kind is CardEffectKind.CP:
+            who.cp = _clamp_cp(who.cp + effect.amount)
+        elif kind is CardEffectKind.DRAW:
+            who.hand += effect.amount
+        elif kind is CardEffectKind.ADD:
+            if who.team != self.active_player.team:
+                raise IllegalActionError(f"{who.name} cannot add damage to an opponent's Attack (Attack Modifiers)")
+            self._check_damage_change(adds=True, reduces=False, what=f"+{effect.amount} dmg")
+            self.adjustments.append(effect.amount)
+        elif kind is CardEffectKind.PREVENT:
+            self._check_receiver(who, "a card")
+            self._check_damage_change(adds=False, reduces=True, what=f"-{effect.amount} dmg")
+            self.adjustments.append(-effect.amount)
+        else:
+            return self._alter_die(effect.die, effect.face)
+        return f": {effect.notation()}"
+
+    def _alter_die(self, die: int, face: int) -> str:
+        """Changes die ``die`` (1-based) of the roll in play; an announced ability is taken back
+        (the attacker announces again or rerolls: Offensive Roll Phase, step 3)."""
+        if self.phase is Phase.OFFENSIVE_ROLL and self.offensive_roll is not None:
+            if self.selected is not None and self.selected.unstoppable:
+                raise IllegalActionError("an activated ultimate's dice can no longer be altered (Ultimate Ability)")
+            roll = self.offensive_roll
+            self.offensive_roll = self._replace_die(roll, die, face)
+            if self.selected is not None:
+                self._note(f"{self.selected.ability} is taken back: the dice changed")
+                self.selected = None
+                if self.mode is GameMode.ONE_VS_ONE:
+                    self.target = None
+            return f": die {die} -> {face}, dice {self.offensive_roll.notation()}"
+        if self.phase is Phase.DEFENSIVE_ROLL and self.defense_roll is not None and self.exchange is None:
+            self.defense_roll = self._replace_die(self.defense_roll, die, face)
+            return f": defense die {die} -> {face}, dice {self.defense_roll.notation()}"
+        raise IllegalActionError(f"no roll in play to alter in the {self.phase.title}")
+
+    def _replace_die(self, roll: Roll, die: int, face: int) -> Roll:
+        if not 1 <= die <= len(roll):
+            raise IllegalActionError(f"no die {die} in {roll.notation()!r} (dice 1-{len(roll)})")
+        faces = list(roll.faces)
+        faces[die - 1] = face
+        return Roll(tuple(faces))
+
+    def _check_receiver(self, who: Player, what: str) -> None:
+        """Only the player receiving the damage reduces it (2v2: not even a teammate)."""
+        receivers = [self.defender] if self.defender is not None else self.opponents()
+        if who.index not in [r.index for r in receivers if r is not None]:
+            raise IllegalActionError(
+                f"{who.name} cannot reduce another player's incoming damage with {what} (Spendable Status Effects)"
+            )
+
+    @_action
+    def play_upgrade(self, ability: str, level: int, cost: int, player: Player | int | None = None) -> int:
+        """Plays a Hero Upgrade card onto ``ability`` (level 2 or 3) in the owner's Main Phase.
+        From level II to III only the difference in cost is paid (Hero Upgrades). Returns the CP left.
+
+        What an upgraded ability does is not in the sources: the tray keeps the level, and the
+        ability still resolves as its level I until the hero file gives its level II/III data.
+        """
+        owner = self.active_player if player is None else self._player(player)
+        self._check_playing()
+        self._check_card_timing(owner, CardKind.UPGRADE)
+        name = owner.hero.ability(ability).name
+        if level not in (2, 3):
+            raise IllegalActionError(f"an upgrade is level II or III, not {level!r} (Hero Upgrades)")
+        current, paid = owner.upgrades.get(name, (1, 0))
+        if level <= current:
+            raise IllegalActionError(f"{name} is already level {_ROMAN[current]} (Hero Upgrades)")
+        due = max(0, cost - paid) if current == 2 else cost
+        if owner.hand <= 0:
+            raise IllegalActionError(f"{owner.name} has no card to play")
+        if owner.cp < due:
+            raise IllegalActionError(f"{owner.name} has {owner.cp} CP, the upgrade costs {due} (Hero Upgrades)")
+        owner.hand -= 1
+        owner.cp -= due
+        owner.upgrades[name] = (level, cost)
+        self._note(f"{owner.name} upgrades {name} to {_ROMAN[level]} for {due} CP")
+        return owner.cp
 
     def _check_card_timing(self, player: Player, card: CardKind) -> None:
         """Raises unless ``player`` may play a ``card`` now (Action Cards; Ultimate Ability)."""
@@ -1138,20 +1275,36 @@ class Game:
         if not self._history:
             raise IllegalActionError("nothing to undo")
         self._restore(self._history.pop())
+        self._actions.append("undo")  # a correction stays in the record
+
+    @property
+    def actions(self) -> list[str]:
+        """Every table action so far, in record notation, corrections (``undo``) included."""
+        return list(self._actions)
+
+    def record_headers(self) -> list[tuple[str, str]]:
+        """The game record's tags: game, mode, seed, the start player and each seat's hero and name."""
+        headers = [("Game", "dicethrone"), ("Mode", self.mode.value)]
+        if self.seed is not None:
+            headers.append(("Seed", str(self.seed)))
+        headers.append(("Start", f"P{self.start_player + 1}"))
+        for player in self.players:
+            headers.append((f"P{player.index + 1}", f"{player.hero.id} {player.name}"))
+        return headers
 
     def copy(self) -> Game:
         """An independent copy (heroes are shared: they never change)."""
         return copy.deepcopy(self)
 
     def _snapshot(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items() if k != "_history"}
+        state = {k: v for k, v in self.__dict__.items() if k not in _OUTSIDE_SNAPSHOTS}
         return copy.deepcopy(state)
 
     def _restore(self, state: dict[str, Any]) -> None:
-        history = self._history
+        kept = {k: self.__dict__[k] for k in _OUTSIDE_SNAPSHOTS}
         self.__dict__.clear()
         self.__dict__.update(copy.deepcopy(state))
-        self._history = history
+        self.__dict__.update(kept)
 
     # -- helpers ----------------------------------------------------------------------------
     def _player(self, player: Player | int) -> Player:
@@ -1208,6 +1361,69 @@ def _with_cp_damage(player: Player, activation: Activation) -> Activation:
         return activation
     extra = cp_damage(ability, ability.tiers[activation.tier - 1].effect, player.cp)
     return replace(activation, damage=activation.damage + extra, expected_damage=activation.expected_damage + extra)
+
+
+_OUTSIDE_SNAPSHOTS = ("_history", "_actions", "_depth")
+_ROMAN = {1: "I", 2: "II", 3: "III"}
+
+
+def _seat_of(game: Game, player: object) -> str:
+    return f"P{game._player(player).index + 1}" if isinstance(player, (Player, int)) else str(player)
+
+
+def _faces(roll: object) -> str:
+    return roll.notation() if isinstance(roll, Roll) else " ".join(str(roll).split())
+
+
+def _notation(game: Game, method: str, args: dict[str, Any]) -> str:
+    """The record line of a table action that just succeeded (the inverse of :meth:`Game.play`)."""
+    if method == "advance":
+        return "advance"
+    if method == "record_offensive_roll":
+        return f"roll {_faces(args['roll'])}"
+    if method == "select_ability":
+        return "select none" if args["name"] is None else f"select {args['name']}"
+    if method == "record_bonus_roll":
+        return f"bonus {_faces(args['roll'])}"
+    if method == "record_targeting_roll":
+        return f"target-roll {args['value']}"
+    if method == "choose_target":
+        return f"target {_seat_of(game, args['player'])}"
+    if method == "choose_defense":
+        return f"defense {args['name']}"
+    if method == "record_defensive_roll":
+        return f"defend {_faces(args['roll'])}"
+    if method == "modify_damage":
+        return f"damage {args['amount']:+d}"
+    if method == "add_portion":
+        portion: Portion = args["portion"]
+        return f"portion {'prevent' if portion.prevents else 'add'} {portion.fraction}"
+    if method == "play_card":
+        kind = args["kind"]
+        card = CardKind(kind) if kind is not None else (CardKind.INSTANT if args["instant"] else CardKind.MAIN)
+        who = game.active if args["player"] is None else args["player"]
+        line = f"card {_seat_of(game, who)} {card.value} {args['cost']}"
+        if args["effect"] is not None:
+            effect = args["effect"]
+            line += f" {effect.notation() if isinstance(effect, CardEffect) else ' '.join(str(effect).split())}"
+        return line
+    if method == "play_upgrade":
+        who = game.active if args["player"] is None else args["player"]
+        return f"upgrade {_seat_of(game, who)} {_ROMAN[args['level']]} {args['cost']} {args['ability']}"
+    if method == "gain_status":
+        return f"status {_seat_of(game, args['player'])} {args['count']:+d} {find_status(args['name']).name}"
+    if method == "raise_stack_limit":
+        return f"stack-limit {_seat_of(game, args['player'])} {args['by']:+d} {find_status(args['name']).name}"
+    if method == "spend_status":
+        line = f"spend {_seat_of(game, args['player'])} {find_status(args['name']).name}"
+        if args["die"] is not None:
+            line += f" {args['die']}"
+        if args["remove"] is not None:
+            line += f" remove {find_status(args['remove']).name}"
+        return line
+    if method == "set_health":
+        return f"health {_seat_of(game, args['player'])} {args['health']}"
+    return {"resolve": "resolve", "sell_card": "sell", "choose": f"choose {args.get('option', '')}"}[method]
 
 
 def _seat(game: Game, word: str) -> Player:
@@ -1271,18 +1487,35 @@ _VERBS: dict[str, Callable[[Game, tuple[str, ...]], object]] = {
     "resolve": lambda g, a: g.resolve(),
     "sell": lambda g, a: g.sell_card(),
     "card": lambda g, a: g.play_card(
-        _number(_args(a, 3, "card P<n> main|roll|instant|upgrade <cost>")[2], "the cost"),
+        _number(_args(a, 3, "card P<n> main|roll|instant <cost> [effect]")[2], "the cost"),
         player=_seat(g, a[0]),
         kind=_card_kind(a[1]),
+        effect=" ".join(a[3:]) or None,
+    ),
+    "upgrade": lambda g, a: g.play_upgrade(
+        " ".join(_args(a, 4, "upgrade P<n> II|III <cost> <ability>")[3:]),
+        _level(a[1]),
+        _number(a[2], "the cost"),
+        player=_seat(g, a[0]),
     ),
     "spend": _spend,
     "choose": lambda g, a: g.choose(" ".join(_args(a, 1, "choose <option>"))),
     "status": lambda g, a: g.gain_status(
         _seat(g, _args(a, 3, "status P<n> +N|-N <status>")[0]), " ".join(a[2:]), _number(a[1], "the count")
     ),
+    "stack-limit": lambda g, a: g.raise_stack_limit(
+        _seat(g, _args(a, 3, "stack-limit P<n> +N <status>")[0]), " ".join(a[2:]), _number(a[1], "the rise")
+    ),
     "health": lambda g, a: g.set_health(_seat(g, _args(a, 2, "health P<n> <health>")[0]), _number(a[1], "the health")),
     "undo": lambda g, a: g.undo(),
 }
+
+
+def _level(word: str) -> int:
+    levels = {roman: level for level, roman in _ROMAN.items()}
+    if word.upper() not in levels:
+        raise InvalidActionError(f"expected an upgrade level II or III, got {word!r}")
+    return levels[word.upper()]
 
 
 def _card_kind(word: str) -> CardKind:
