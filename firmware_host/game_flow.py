@@ -41,7 +41,8 @@ from hardware.screens import DieCell, PlayerStatus, ScreenState
 from rules.dice import Roll
 from rules.dicethrone.effects import resolve_defense
 from rules.errors import RulesError
-from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, Exchange, Game, GameMode, Phase, Player
+from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, Exchange, Game, GameMode, Phase, Player
+from rules.dicethrone.statuses import SpendKind, find_status
 from rules.dicethrone.heroes import Hero
 from rules.dicethrone.scoring import Activation
 from vision.types import DieReading, DieStatus, FrameReading
@@ -61,7 +62,9 @@ class Step(str, enum.Enum):
     CHOOSE = "choose"  # a scored roll: SELECT cycles the choices, NEXT acts on the highlighted one
     TARGET = "target"  # choosing the defender (more than two players)
     DEFENSE = "defense"  # a defender with two defensive abilities picks one before rolling
-    DAMAGE = "damage"  # the roll phase is resolved: the damage is shown, NEXT goes on
+    DAMAGE = "damage"  # the damage window: statuses and cards before the damage; NEXT applies it
+    SPEND_DIE = "spend-die"  # a status that rolls (Evasive): SELECT cycles its die, NEXT spends it
+    AMOUNT = "amount"  # a card's damage change: SELECT cycles 1-6, NEXT plays the card
     OVER = "over"  # the game has ended
 
 
@@ -88,6 +91,9 @@ class OptionKind(str, enum.Enum):
     NEW_GAME = "new-game"  # after the end: the same players again, the next seat starting
     ACCEPT = "accept"  # keep this defensive roll (when another attempt is allowed)
     ENTER = "enter"  # key the whole roll in from the buttons (no usable reading)
+    SPEND = "spend"  # a player spends a status now (the damage window)
+    CARD_ADD = "card-add"  # a player plays a card adding damage to the Attack
+    CARD_PREVENT = "card-prevent"  # a player plays a card preventing their incoming damage
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,10 @@ class _Table:
     fixing: int | None = None
     fix_value: int = 1
     cost: int = 0  # CP cost of the card being played
+    card_player: int | None = None  # who plays the card (None: the active player)
+    card_effect: str = ""  # "add" or "prevent" for a damage-window card, "" for a main-phase card
+    amount: int = 1  # the card's damage change, or the die of a status that rolls
+    spending: tuple[int, str] | None = None  # (player, status) waiting for its die
     adjusting: int | None = None  # player whose health is being set by hand
     change: int = 0  # the health change being set
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
@@ -160,6 +170,19 @@ def _symbol_codes(hero: Hero) -> dict[str, str]:
         else:
             codes[symbol] = symbol.upper()
     return codes
+
+
+_WINDOW_SPENDS = (
+    SpendKind.ADD, SpendKind.PREVENT, SpendKind.ADD_OR_PREVENT, SpendKind.PREVENT_HALF,
+    SpendKind.NEGATE, SpendKind.COUNTER_HALF,
+)  # fmt: skip
+"""Statuses the damage window offers: the ones that change the damage waiting."""
+
+
+def _status_code(name: str) -> str:
+    """A status in three letters (four for two words) on the small screen: Chi, Eva, SnAt."""
+    words = name.split()
+    return words[0][:3] if len(words) == 1 else "".join(w[:2] for w in words[:2])
 
 
 def _who(player: Player) -> str:
@@ -374,7 +397,12 @@ class GameFlow:
         if t.step is Step.CORRECT and t.fixing is not None:
             lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
         elif t.step is Step.COST:
-            lines = [f"Card cost: {t.cost} CP", f"{g.active_player.cp} CP to spend"]
+            payer = g.active_player if t.card_player is None else g.players[t.card_player]
+            lines = [f"Card cost: {t.cost} CP", f"{_short(payer.name, 8)}: {payer.cp} CP to spend"]
+        elif t.step is Step.AMOUNT:
+            lines = [f"Card: {'+' if t.card_effect == 'add' else '-'}{t.amount} dmg", f"for {t.cost} CP"]
+        elif t.step is Step.SPEND_DIE and t.spending is not None:
+            lines = [f"{t.spending[1]}: roll 1 die", f"Die shows {t.amount}"]
         elif t.step is Step.HEALTH and t.adjusting is not None:
             player = g.players[t.adjusting]
             now = g.health(player)
@@ -465,7 +493,10 @@ class GameFlow:
         if t.step is Step.CORRECT:
             t.fix_value = t.fix_value % 6 + 1
         elif t.step is Step.COST:
-            t.cost = (t.cost + 1) % (self._game.active_player.cp + 1)
+            payer = self._game.active_player if t.card_player is None else self._game.players[t.card_player]
+            t.cost = (t.cost + 1) % (payer.cp + 1)
+        elif t.step in (Step.AMOUNT, Step.SPEND_DIE):
+            t.amount = t.amount % 6 + 1
         elif t.step is Step.HEALTH:
             t.change = HEALTH_CHANGES[(HEALTH_CHANGES.index(t.change) + 1) % len(HEALTH_CHANGES)]
         elif t.options:
@@ -478,7 +509,17 @@ class GameFlow:
             self._confirm_fix()
             return
         if t.step is Step.COST:
+            if t.card_effect:
+                t.step, t.amount = Step.AMOUNT, 1
+            else:
+                self._play_card()
+            return
+        if t.step is Step.AMOUNT:
             self._play_card()
+            return
+        if t.step is Step.SPEND_DIE:
+            assert t.spending is not None
+            self._spend(t.spending[0], t.spending[1], t.amount)
             return
         if t.step is Step.HEALTH:
             self._set_health()
@@ -490,8 +531,19 @@ class GameFlow:
         if option is None:
             return
         kind = option.kind
-        if kind is OptionKind.CONTINUE:
+        if kind is OptionKind.CONTINUE and t.step is Step.DAMAGE and self._game.exchange is None:
+            self._apply_damage()
+        elif kind is OptionKind.CONTINUE:
             self._advance()
+        elif kind is OptionKind.SPEND:
+            assert option.index is not None and option.name is not None
+            if find_status(option.name).succeeds_on:
+                t.step, t.spending, t.amount = Step.SPEND_DIE, (option.index, option.name), 1
+            else:
+                self._spend(option.index, option.name, None)
+        elif kind in (OptionKind.CARD_ADD, OptionKind.CARD_PREVENT):
+            t.step, t.cost, t.card_player = Step.COST, 0, option.index
+            t.card_effect = "add" if kind is OptionKind.CARD_ADD else "prevent"
         elif kind is OptionKind.SELL:
             cp = self._act(self._game.sell_card)
             player = self._game.active_player
@@ -499,7 +551,7 @@ class GameFlow:
                        player=player.index, cp=cp, hand=player.hand)
             self._enter_phase(announce=False)
         elif kind is OptionKind.PLAY:
-            t.step, t.cost = Step.COST, 0
+            t.step, t.cost, t.card_player, t.card_effect = Step.COST, 0, None, ""
         elif kind is OptionKind.ADJUST:
             t.step, t.adjusting, t.change = Step.HEALTH, option.index, HEALTH_CHANGES[0]
         elif kind is OptionKind.FIX:
@@ -525,7 +577,7 @@ class GameFlow:
             assert option.index is not None
             chosen = self._act(self._game.choose_target, option.index)
             self._emit(FlowEventKind.TARGET, f"Target: {_who(chosen)}", target=chosen.index)
-            self._advance()
+            self._on_after_attack_choice()
         elif kind is OptionKind.DEFENSE:
             name = self._act(self._game.choose_defense, option.name)
             self._emit(FlowEventKind.DEFENSE, f"{self._defender().name} defends with {name}", defense=name)
@@ -569,16 +621,17 @@ class GameFlow:
         player = g.active_player
         t.dice, t.recorded, t.fixing, t.keep, t.selected = [], False, None, (), 0
         t.options, t.lines = [], []
+        statuses = self._statuses_line()
         if g.phase is Phase.INCOME:
             t.step = Step.PROMPT
-            t.lines = [f"+1 CP ({player.cp} CP)", "Draw 1 card"]
+            t.lines = [f"+1 CP ({player.cp} CP)", "Draw 1 card"] + ([statuses] if statuses else [])
             t.options = [Option(OptionKind.CONTINUE, "Done: main phase")]
             if announce:
                 self._emit(FlowEventKind.PHASE, f"Income Phase: {player.name} gains 1 CP ({player.cp} CP) and draws 1 card",
                            phase=g.phase.value, cp=player.cp, hand=player.hand)
         elif g.phase in (Phase.MAIN_1, Phase.MAIN_2):
             t.step = Step.PROMPT
-            t.lines = [f"Play cards ({player.cp} CP, {player.hand} cards)"]
+            t.lines = [f"Play cards ({player.cp} CP, {player.hand} cards)"] + ([statuses] if statuses else [])
             if g.phase is Phase.MAIN_2 and g.exchange is not None and g.exchange.ability is not None:
                 t.lines.insert(0, self._damage_text(g.exchange))
             label = "Done: roll" if g.phase is Phase.MAIN_1 else "Done: discard"
@@ -785,7 +838,7 @@ class GameFlow:
             t.recorded = True
             self._emit(FlowEventKind.ROLL, f"Bonus roll {Roll(tuple(values)).notation()}: {effect.describe()}",
                        roll_kind=kind.value, roll=Roll(tuple(values)).notation(), effect=effect.describe())
-            self._advance()
+            self._on_after_attack_choice()
         elif kind is RollKind.TARGETING:
             rule = self._act(g.record_targeting_roll, values[0])
             t.recorded = True
@@ -793,7 +846,7 @@ class GameFlow:
             if g.target is not None:
                 target = g.players[g.target]
                 self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
-                self._advance()
+                self._on_after_attack_choice()
             else:
                 self._choose_target()
         else:
@@ -876,7 +929,7 @@ class GameFlow:
         if activation.bonus_dice and g.bonus_roll is None:
             self._await_roll(RollKind.BONUS)
             return
-        self._advance()
+        self._on_after_attack_choice()
 
     def _choose_target(self) -> None:
         g, t = self._game, self._t
@@ -889,16 +942,76 @@ class GameFlow:
         ]
 
     def _resolve_defense(self, defense: str) -> None:
+        self._open_window(f"Defense: {defense}")
+
+    def _on_after_attack_choice(self) -> None:
+        """After the ability (and its target): the defense, or the damage window, or straight on."""
+        g = self._game
+        ability = None if g.selected is None else g.active_player.hero.ability(g.selected.ability)
+        waiting = ability is not None and (ability.is_attack or ability.deals_collateral)
+        if waiting and not g.needs_target and not g.defense_allowed and g.phase is not Phase.TARGETING_ROLL:
+            self._open_window(f"{ability.name if ability else ''}: no defense")
+        elif waiting and g.phase is Phase.TARGETING_ROLL and g.target is not None and not g.defense_allowed:
+            self._open_window(f"{ability.name if ability else ''}: no defense")
+        else:
+            self._advance()
+
+    def _open_window(self, first: str) -> None:
+        """The damage window (Defensive Roll Phase, step 5): before the damage is applied, each
+        player may spend statuses or play cards, the active player first, then in turn order.
+        The screen shows what the damage would be now; NEXT applies it."""
         g, t = self._game, self._t
-        exchange: Exchange = self._act(g.resolve)
-        t.step = Step.DAMAGE
-        t.lines = [f"Defense: {defense}", self._damage_text(exchange)]
-        t.options = [Option(OptionKind.CONTINUE, "Done: main phase 2")]
+        preview = g.copy()
+        exchange = preview.resolve()
+        t.step, t.selected, t.spending = Step.DAMAGE, 0, None
+        # Three lines fit above the choices: what the damage would be now, the statuses in play.
+        t.lines = ["Now: " + self._damage_text(exchange, preview), self._statuses_line() or first]
+        t.options = [Option(OptionKind.CONTINUE, "Apply damage")]
+        order = [g.players[(g.active + k) % len(g.players)] for k in range(len(g.players))]
+        for player in order:
+            for name in player.statuses:
+                if find_status(name).spend in _WINDOW_SPENDS and not g.ultimate_locks(player):
+                    t.options.append(Option(OptionKind.SPEND, f"{_short(player.name, 6)}: {name}", name=name, index=player.index))
+        for player in order:
+            if player.hand <= 0 or g.ultimate_locks(player):
+                continue
+            if player.team == g.active_player.team and player.index == g.active:
+                t.options.append(Option(OptionKind.CARD_ADD, f"{_short(player.name, 6)}: card +dmg", index=player.index))
+            if g.defender is not None and player.index == g.defender.index:
+                t.options.append(Option(OptionKind.CARD_PREVENT, f"{_short(player.name, 6)}: card -dmg", index=player.index))
         t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
-        t.selected = 0
+
+    def _apply_damage(self) -> None:
+        g = self._game
+        exchange: Exchange = self._act(g.resolve)
         self._report_exchange(exchange)
         if g.outcome is not None:
             self._game_over()
+            return
+        self._advance()
+
+    def _spend(self, player: int, name: str, die: int | None) -> None:
+        g = self._game
+        success = self._act(g.spend_status, player, name, die)
+        who = g.players[player]
+        rolled = f" (rolled {die}{'' if success else ': no effect'})" if die is not None else ""
+        self._emit(FlowEventKind.STATUS, f"{who.name} spends {name}{rolled}",
+                   player=player, status=name, die=die, success=success)
+        self._open_window(self._window_note())
+
+    def _window_note(self) -> str:
+        g = self._game
+        return f"{g.selected.ability if g.selected else 'Damage'}: before it lands"
+
+    def _statuses_line(self) -> str:
+        """Every player's status tokens in a few letters each: ``Ben Chi2 Eva1``."""
+        g = self._game
+        parts = []
+        for player in g.players:
+            if player.statuses:
+                tokens = " ".join(f"{_status_code(n)}{c}" for n, c in sorted(player.statuses.items()))
+                parts.append(f"{_short(player.name, 5)} {tokens}")
+        return "; ".join(parts)
 
     def _report_exchange(self, exchange: Exchange) -> None:
         g = self._game
@@ -909,8 +1022,8 @@ class GameFlow:
                    offense=exchange.offense.describe(), defense=exchange.defense.describe(),
                    health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
 
-    def _damage_text(self, exchange: Exchange) -> str:
-        g = self._game
+    def _damage_text(self, exchange: Exchange, game: Game | None = None) -> str:
+        g = self._game if game is None else game
         attacker = g.players[exchange.attacker]
         parts: list[str] = []
         if exchange.defender is not None:
@@ -934,11 +1047,22 @@ class GameFlow:
 
     def _play_card(self) -> None:
         g, t = self._game, self._t
-        cp = self._act(g.play_card, t.cost)
-        player = g.active_player
-        self._emit(FlowEventKind.PROMPT, f"{player.name} plays a card for {t.cost} CP: {cp} CP, {player.hand} cards",
-                   player=player.index, cost=t.cost, cp=cp, hand=player.hand)
-        self._enter_phase(announce=False)
+        if t.card_effect:
+            effect = f"{t.card_effect} {t.amount}"
+            payer, cost = t.card_player, t.cost
+            cp = self._act(lambda: g.play_card(cost, player=payer, kind=CardKind.ROLL, effect=effect))
+        else:
+            effect = ""
+            cp = self._act(g.play_card, t.cost)
+        player = g.active_player if t.card_player is None else g.players[t.card_player]
+        what = f" ({'+' if t.card_effect == 'add' else '-'}{t.amount} dmg)" if effect else ""
+        self._emit(FlowEventKind.PROMPT, f"{player.name} plays a card{what} for {t.cost} CP: {cp} CP, {player.hand} cards",
+                   player=player.index, cost=t.cost, cp=cp, hand=player.hand, effect=effect or None)
+        if effect:
+            t.card_player, t.card_effect = None, ""
+            self._open_window(self._window_note())
+        else:
+            self._enter_phase(announce=False)
 
     def _set_health(self) -> None:
         g, t = self._game, self._t
@@ -1095,6 +1219,12 @@ class GameFlow:
             return "SEL value  NEXT ok"
         if t.step is Step.COST:
             return "SEL cost  NEXT pay"
+        if t.step is Step.AMOUNT:
+            return "SEL dmg  NEXT play"
+        if t.step is Step.SPEND_DIE:
+            return "SEL die  NEXT spend"
+        if t.step is Step.DAMAGE:
+            return "SEL act  NEXT apply"
         if t.step is Step.HEALTH:
             return "SEL change  NEXT set"
         if t.step is Step.CHOOSE and self._wants_dice():
