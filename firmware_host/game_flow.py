@@ -1,16 +1,22 @@
-"""The table game: settled readings and button presses in, rules-engine actions out.
+"""The Dice Throne table flow: settled readings and button presses in, rules-engine actions and
+game events out.
 
 :class:`GameFlow` sits between the tray and :class:`rules.dicethrone.game.Game`. The rules engine decides
 everything about the game (phases, roll attempts, activation, targeting, defense, damage, health,
-CP, the end); the flow turns the table's inputs into rules actions, and the game into what the
-display (:class:`hardware.screens.ScreenState`) and the status LED (:class:`hardware.lights.TrayStatus`)
-show. The buttons:
+CP, statuses, the end); the flow turns the table's inputs into rules actions and emits a
+:class:`~firmware_host.transcript.FlowEvent` for each step. It draws nothing: :meth:`GameFlow.view`
+is a value the presenters in :mod:`firmware_host.presenters` turn into the OLED screen and the
+status LED. The buttons:
 
 - NEXT acts on the highlighted choice: continue to the next phase, activate an ability, confirm a
   die's value, choose a target.
 - SELECT cycles the choices: the ability to activate, the ability to aim for (its dice to keep are
   underlined), a die to correct, or the value of the die being set.
 - BACK undoes the last step (a roll, a choice, a correction, a phase change).
+
+Before damage lands there is a window (the rulebook's "one last opportunity"): SELECT offers each
+player's statuses that change the damage and a card that adds or prevents damage, the active player
+first; NEXT applies the damage.
 
 A die the reader could not trust is never guessed: the LED asks for that die to be rerolled, or the
 player sets its value from the buttons; a die read wrong is corrected the same way. When no reading
@@ -34,10 +40,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from firmware_host.presenters import face_label, short as _short
 from firmware_host.transcript import EventSink, FlowEvent, FlowEventKind, format_line
 from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
-from hardware.screens import DieCell, PlayerStatus, ScreenState
+from hardware.screens import ScreenState
 from rules.dice import Roll
 from rules.dicethrone.effects import resolve_defense
 from rules.errors import RulesError
@@ -47,7 +54,7 @@ from rules.dicethrone.heroes import Hero
 from rules.dicethrone.scoring import Activation
 from vision.types import DieReading, DieStatus, FrameReading
 
-__all__ = ["GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
+__all__ = ["FlowView", "GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
 
 
 class Step(str, enum.Enum):
@@ -135,6 +142,34 @@ class _Table:
     outcome: str = ""
 
 
+@dataclass(frozen=True)
+class FlowView:
+    """A snapshot of the table flow for presenters: the game, the step and what it offers."""
+
+    game: Game
+    step: Step
+    roll_kind: RollKind
+    wants_dice: bool
+    rolling: bool
+    dice: tuple[DieReading, ...]
+    keep: tuple[int, ...]
+    options: tuple[Option, ...]
+    selected: int
+    fixing: int | None
+    fix_value: int
+    cost: int
+    card_player: int | None
+    card_effect: str
+    amount: int
+    spending: tuple[int, str] | None
+    adjusting: int | None
+    change: int
+    message: str
+    lines: tuple[str, ...]
+    dice_hero: Hero
+    """Whose dice are on the tray (the defender's during the defense)."""
+
+
 @dataclass
 class _Undo:
     """How to take back one step: the table before it, and how many game actions it made."""
@@ -157,21 +192,6 @@ def ordered_dice(reading: FrameReading) -> list[DieReading]:
     return sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
 
 
-def _symbol_codes(hero: Hero) -> dict[str, str]:
-    """The shortest upper-case prefix telling each of the hero's symbols apart (SW, ST, H)."""
-    symbols = sorted(set(hero.symbol_for(face) for face in range(1, 7)))
-    codes: dict[str, str] = {}
-    for symbol in symbols:
-        for size in range(1, len(symbol) + 1):
-            prefix = symbol[:size]
-            if not any(other != symbol and other.startswith(prefix) for other in symbols):
-                codes[symbol] = prefix.upper()
-                break
-        else:
-            codes[symbol] = symbol.upper()
-    return codes
-
-
 _WINDOW_SPENDS = (
     SpendKind.ADD, SpendKind.PREVENT, SpendKind.ADD_OR_PREVENT, SpendKind.PREVENT_HALF,
     SpendKind.NEGATE, SpendKind.COUNTER_HALF,
@@ -190,10 +210,6 @@ def _who(player: Player) -> str:
     if player.name.casefold() == player.hero.name.casefold():
         return player.name
     return f"{player.name} ({player.hero.name})"
-
-
-def _short(name: str, width: int = 8) -> str:
-    return name if len(name) <= width else name[: width - 1] + "."
 
 
 class GameFlow:
@@ -357,6 +373,45 @@ class GameFlow:
         """How the game ended (winner, draw, or the leader at the turn limit); empty while playing."""
         return self._t.outcome
 
+    def status(self) -> TrayStatus:
+        """The status LED's state (:func:`firmware_host.presenters.led_status` of :meth:`view`)."""
+        from firmware_host.presenters import led_status
+
+        return led_status(self.view())
+
+    def screen(self) -> ScreenState:
+        """What the display shows now (:func:`firmware_host.presenters.oled_screen` of :meth:`view`)."""
+        from firmware_host.presenters import oled_screen
+
+        return oled_screen(self.view())
+
+    def view(self) -> FlowView:
+        """What the table sees now, for the presenters (OLED, LED, web): a value, copied."""
+        t = self._t
+        return FlowView(
+            game=self._game,
+            step=t.step,
+            roll_kind=t.roll_kind,
+            wants_dice=self._wants_dice(),
+            rolling=t.rolling,
+            dice=tuple(t.dice),
+            keep=self.suggested_keep if t.step is Step.CHOOSE else (),
+            options=tuple(t.options),
+            selected=t.selected,
+            fixing=t.fixing,
+            fix_value=t.fix_value,
+            cost=t.cost,
+            card_player=t.card_player,
+            card_effect=t.card_effect,
+            amount=t.amount,
+            spending=t.spending,
+            adjusting=t.adjusting,
+            change=t.change,
+            message=t.message,
+            lines=tuple(t.lines),
+            dice_hero=self._hero_for_dice(),
+        )
+
     @property
     def events(self) -> tuple[FlowEvent, ...]:
         return tuple(self._events)
@@ -364,70 +419,6 @@ class GameFlow:
     @property
     def transcript(self) -> tuple[str, ...]:
         return tuple(format_line(event) for event in self._events)
-
-    def status(self) -> TrayStatus:
-        """The status LED's state."""
-        t = self._t
-        if t.rolling:
-            return TrayStatus.ROLLING
-        if t.step in (Step.REROLL, Step.CORRECT):
-            return TrayStatus.REROLL_DIE
-        if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE:
-            if any(o.kind is OptionKind.ACTIVATE for o in t.options):
-                return TrayStatus.ABILITY_READY
-            return TrayStatus.NO_ABILITY
-        return TrayStatus.WAITING_FOR_INPUT
-
-    def screen(self) -> ScreenState:
-        """What the display shows now."""
-        g, t = self._game, self._t
-        attempt: tuple[int, int] | None = None
-        if g.phase is Phase.OFFENSIVE_ROLL and t.step is not Step.OVER:
-            shown = g.offensive_attempts + (1 if self._wants_dice() and t.step is Step.ROLL else 0)
-            attempt = (min(max(shown, 1), OFFENSIVE_ROLL_ATTEMPTS), OFFENSIVE_ROLL_ATTEMPTS)
-        players = tuple(
-            PlayerStatus(_short(p.name, 7), g.health(p), p.cp, active=p.index == g.active)
-            for p in g.players
-        )
-        keep = set(self.suggested_keep) if t.step is Step.CHOOSE else set()
-        dice = tuple(self._cell(i, d, i in keep) for i, d in enumerate(t.dice))
-        body = self._body_lines()
-        lines = ([t.message] if t.message else []) + list(t.lines)
-        selected: int | None = None
-        if t.step is Step.CORRECT and t.fixing is not None:
-            lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
-        elif t.step is Step.COST:
-            payer = g.active_player if t.card_player is None else g.players[t.card_player]
-            lines = [f"Card cost: {t.cost} CP", f"{_short(payer.name, 8)}: {payer.cp} CP to spend"]
-        elif t.step is Step.AMOUNT:
-            lines = [f"Card: {'+' if t.card_effect == 'add' else '-'}{t.amount} dmg", f"for {t.cost} CP"]
-        elif t.step is Step.SPEND_DIE and t.spending is not None:
-            lines = [f"{t.spending[1]}: roll 1 die", f"Die shows {t.amount}"]
-        elif t.step is Step.HEALTH and t.adjusting is not None:
-            player = g.players[t.adjusting]
-            now = g.health(player)
-            lines = [f"{player.name}: {now} HP", f"Change {t.change:+d}: {max(0, now + t.change)} HP"]
-        elif t.options:
-            # The body holds a few lines: the message and the explanation, then a window of the
-            # choices that always shows the highlighted one.
-            lines = lines[: body - 1]
-            room = body - len(lines)
-            start = min(t.selected, max(0, len(t.options) - room))
-            window = t.options[start : start + room]
-            selected = len(lines) + t.selected - start
-            lines += [option.label for option in window]
-        lines = lines[:body]
-        return ScreenState(
-            title=self._title(),
-            attempt=attempt,
-            players=players,
-            dice=dice,
-            die_cursor=t.fixing if t.step is Step.CORRECT else None,
-            lines=tuple(lines),
-            selected=selected,
-            dense=True,
-            prompt=self._prompt(),
-        )
 
     # ================================================================================ steps
 
@@ -1149,23 +1140,7 @@ class GameFlow:
         return g.active_player.hero
 
     def _face_label(self, value: int) -> str:
-        if self._t.roll_kind is RollKind.TARGETING:
-            return str(value)
-        return f"{value} {self._hero_for_dice().symbol_for(value)}"
-
-    def _cell(self, index: int, die: DieReading, keep: bool) -> DieCell:
-        if self._t.step is Step.CORRECT and index == self._t.fixing:
-            return DieCell(self._code(self._t.fix_value), keep=keep)
-        if not die.ok or die.value is None:
-            return DieCell.unknown()
-        return DieCell(self._code(die.value), keep=keep)
-
-    def _code(self, value: int) -> str:
-        """A die on the display: its number and the first letter of its symbol (``3S``)."""
-        if self._t.roll_kind is RollKind.TARGETING:
-            return str(value)
-        hero = self._hero_for_dice()
-        return f"{value}{_symbol_codes(hero)[hero.symbol_for(value)]}"
+        return face_label(self.view(), value)
 
     def _reading_label(self, die: DieReading) -> str:
         return str(die.value) if die.ok else f"[{die.status.value}]"
@@ -1188,48 +1163,6 @@ class GameFlow:
                     used.append(i)
                     break
         return tuple(sorted(used))
-
-    def _body_lines(self) -> int:
-        """Small-font lines that fit between the dice row (when shown) and the prompt."""
-        return 3 if self._t.dice else 5
-
-    def _title(self) -> str:
-        g, t = self._game, self._t
-        if t.step is Step.OVER:
-            return "Game over"
-        names = {
-            Phase.UPKEEP: "Upkeep", Phase.INCOME: "Income", Phase.MAIN_1: "Main 1",
-            Phase.OFFENSIVE_ROLL: "Offense", Phase.TARGETING_ROLL: "Target",
-            Phase.DEFENSIVE_ROLL: "Defense", Phase.MAIN_2: "Main 2", Phase.DISCARD: "Discard",
-        }
-        who = self._defender() if g.phase is Phase.DEFENSIVE_ROLL else g.active_player
-        # The title line holds about 20 characters, 16 beside the attempt counter.
-        room = (16 if g.phase is Phase.OFFENSIVE_ROLL else 20) - len(names[g.phase]) - 1
-        return f"{names[g.phase]} {_short(who.name, room)}"
-
-    def _prompt(self) -> str:
-        t = self._t
-        if t.step is Step.OVER:
-            return "NEXT: new game"
-        if t.step is Step.ROLL:
-            return "Roll; NEXT: key in"
-        if t.step is Step.REROLL:
-            return "Reroll or NEXT: set"
-        if t.step is Step.CORRECT:
-            return "SEL value  NEXT ok"
-        if t.step is Step.COST:
-            return "SEL cost  NEXT pay"
-        if t.step is Step.AMOUNT:
-            return "SEL dmg  NEXT play"
-        if t.step is Step.SPEND_DIE:
-            return "SEL die  NEXT spend"
-        if t.step is Step.DAMAGE:
-            return "SEL act  NEXT apply"
-        if t.step is Step.HEALTH:
-            return "SEL change  NEXT set"
-        if t.step is Step.CHOOSE and self._wants_dice():
-            return "Roll again or NEXT"
-        return "SEL choose  NEXT ok"
 
     # ================================================================================ events
 
