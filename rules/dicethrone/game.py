@@ -115,6 +115,25 @@ class CardKind(enum.Enum):
         }[self.value]
 
 
+def start_player_from_rolls(rolls: Sequence[int]) -> int:
+    """Game Setup, step 7: each player rolls 1 die (in seat order) and the highest starts.
+
+    :raises IllegalActionError: when the highest number is tied (those players roll again).
+    :raises InvalidRollError: for a die that is not 1-6.
+    """
+    for value in rolls:
+        if isinstance(value, bool) or value not in range(1, 7):
+            raise InvalidRollError(f"a die shows 1 to 6, not {value!r}")
+    if len(rolls) < 2:
+        raise IllegalActionError(f"every player rolls for the start, got {len(rolls)} roll(s) (Game Setup)")
+    top = max(rolls)
+    tied = [i for i, value in enumerate(rolls) if value == top]
+    if len(tied) > 1:
+        seats = ", ".join(f"P{i + 1}" for i in tied)
+        raise IllegalActionError(f"{seats} tie on {top}: they roll again (Game Setup)")
+    return tied[0]
+
+
 class TargetRule(enum.Enum):
     """What a 2v2 targeting die says."""
 
@@ -277,7 +296,10 @@ class Game:
         if mode is None:
             by_count = {2: GameMode.ONE_VS_ONE, 3: GameMode.KING_OF_THE_HILL, 4: GameMode.TWO_VS_TWO}
             if len(loaded) not in by_count:
-                raise IllegalActionError(f"{len(loaded)} players: play 1v1 (2), King of the Hill (3) or 2v2 (4)")
+                raise IllegalActionError(
+                    f"{len(loaded)} players: play 1v1 (2), King of the Hill (3) or 2v2 (4); the rules for 5-6 "
+                    "players are not in the rulebooks (Other Modes: variants.dicethrone.com)"
+                )
             mode = by_count[len(loaded)]
         try:
             mode = GameMode(mode)

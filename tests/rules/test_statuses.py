@@ -232,3 +232,16 @@ def test_black_widow_sets_up_with_three_covert_ops():
 
 def test_spend_kinds_cover_the_data():
     assert {s.spend for s in all_statuses()} <= set(SpendKind)
+
+
+def test_the_start_player_is_the_highest_roll_and_ties_roll_again():
+    from rules.dicethrone.game import start_player_from_rolls
+
+    assert start_player_from_rolls([3, 6, 2]) == 1
+    with pytest.raises(IllegalActionError, match=r"P1, P3 tie on 5: they roll again \(Game Setup\)"):
+        start_player_from_rolls([5, 2, 5])
+
+
+def test_five_or_six_players_are_refused_naming_the_missing_rules():
+    with pytest.raises(IllegalActionError, match="5-6 players are not in the rulebooks"):
+        Game.new(["barbarian"] * 5)
