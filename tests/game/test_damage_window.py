@@ -88,3 +88,18 @@ def test_poison_hurts_in_upkeep_at_the_table() -> None:
     flow = GameFlow(game)
     assert game.health(0) == 48  # the start player's first Upkeep Phase
     assert any("Ana Poi2" in line for line in flow.screen().lines)
+
+
+def test_the_active_player_acts_first_in_the_window() -> None:
+    game = Game.new(["monk", "paladin"], names=["Mo", "Pa"])
+    game.gain_status(0, "Chi", 1)
+    game.gain_status(1, "Protect", 1)
+    flow = GameFlow(game)
+    to_offense(flow)
+    flow.on_reading(reading(1, 2, 3, 4, 1))  # a small straight
+    select(flow, OptionKind.ACTIVATE, "Harmony")
+    flow.on_button(NEXT)
+    if flow.step is not Step.DAMAGE:
+        flow.on_reading(reading(*[1] * flow.expected_dice))
+    spends = [(o.index, o.name) for o in flow.options if o.kind is OptionKind.SPEND]
+    assert spends == [(0, "Chi"), (1, "Protect")]

@@ -245,3 +245,25 @@ def test_the_start_player_is_the_highest_roll_and_ties_roll_again():
 def test_five_or_six_players_are_refused_naming_the_missing_rules():
     with pytest.raises(IllegalActionError, match="5-6 players are not in the rulebooks"):
         Game.new(["barbarian"] * 5)
+
+
+def test_statuses_a_defeated_player_inflicted_stay_in_play():
+    game = to_phase(Game.new(["shadow-thief", "barbarian", "paladin"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("1 1 1 6 1")  # Dagger Strike: Poison for the shadow
+    game.select_ability("Dagger Strike")
+    game.advance()
+    game.choose_target(1)
+    game.advance()
+    game.record_defensive_roll("4 4 4")
+    game.advance()
+    assert game.players[1].statuses == {"Poison": 1}
+    game.set_health(0, 0)  # the Shadow Thief is defeated
+    assert game.players[1].statuses == {"Poison": 1}
+
+
+def test_collateral_to_both_teammates_takes_the_combined_total():
+    game = to_phase(Game.new(["pyromancer", "barbarian", "paladin", "monk"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("5 5 1 1 2")
+    game.select_ability("Burning Soul")  # 2 collateral, no target
+    assert game.advance() is Phase.MAIN_2
+    assert game.health(1) == 50 - 2 * 2  # the shared dial takes it for each teammate
