@@ -952,11 +952,10 @@ class GameFlow:
         player may spend statuses or play cards, the active player first, then in turn order.
         The screen shows what the damage would be now; NEXT applies it."""
         g, t = self._game, self._t
-        preview = g.copy()
-        exchange = preview.resolve()
+        exchange = g.preview()
         t.step, t.selected, t.spending = Step.DAMAGE, 0, None
         # Three lines fit above the choices: what the damage would be now, the statuses in play.
-        t.lines = ["Now: " + self._damage_text(exchange, preview), self._statuses_line() or first]
+        t.lines = ["Now: " + self._damage_text(exchange), self._statuses_line() or first]
         t.options = [Option(OptionKind.CONTINUE, "Apply damage")]
         order = [g.players[(g.active + k) % len(g.players)] for k in range(len(g.players))]
         for player in order:
@@ -1013,8 +1012,8 @@ class GameFlow:
                    offense=exchange.offense.describe(), defense=exchange.defense.describe(),
                    health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
 
-    def _damage_text(self, exchange: Exchange, game: Game | None = None) -> str:
-        g = self._game if game is None else game
+    def _damage_text(self, exchange: Exchange) -> str:
+        g = self._game
         attacker = g.players[exchange.attacker]
         parts: list[str] = []
         if exchange.defender is not None:

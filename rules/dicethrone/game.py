@@ -643,8 +643,12 @@ class Game:
             raise IllegalActionError("only 2v2 rolls for the target; choose it (Targeting Roll Phase)")
         if self.targeting_die is not None:
             raise IllegalActionError(f"the targeting die already shows {self.targeting_die} (Targeting Roll Phase)")
+        return self._apply_targeting_die(value)
+
+    def _apply_targeting_die(self, value: int) -> TargetRule:
         rule = TargetRule.for_die(value)
         self.targeting_die = value
+        self.target = None
         opponents = self.opponents()
         if rule in (TargetRule.LEFT, TargetRule.RIGHT):
             pick = opponents[0] if rule is TargetRule.LEFT or len(opponents) == 1 else opponents[1]
@@ -746,6 +750,20 @@ class Game:
 
         Called by :meth:`advance` when leaving the last roll phase; call it earlier to show the result.
         """
+        return self._resolve()
+
+    def preview(self) -> Exchange:
+        """What :meth:`resolve` would apply now, leaving the game as it is (the damage window shows it).
+
+        :raises IllegalActionError: as :meth:`resolve`.
+        """
+        before = self._snapshot()
+        try:
+            return self._resolve()
+        finally:
+            self._restore(before)
+
+    def _resolve(self) -> Exchange:
         if self.phase not in (Phase.OFFENSIVE_ROLL, Phase.TARGETING_ROLL, Phase.DEFENSIVE_ROLL):
             raise IllegalActionError(f"nothing to resolve in the {self.phase.title}")
         if self.exchange is not None:
@@ -1154,6 +1172,14 @@ class Game:
                 if self.mode is GameMode.ONE_VS_ONE:
                     self.target = None
             return f": die {die} -> {face}, dice {self.offensive_roll.notation()}"
+        if self.phase is Phase.TARGETING_ROLL and self.targeting_die is not None:
+            # "This die may be manipulated with cards, unless the Attack is an Ultimate Ability."
+            if self.selected is not None and self.selected.unstoppable:
+                raise IllegalActionError("the targeting die of an ultimate cannot be altered (Targeting Roll Phase)")
+            if die != 1:
+                raise IllegalActionError(f"the targeting roll has 1 die, not a die {die}")
+            rule = self._apply_targeting_die(face)
+            return f": targeting die -> {face}, {rule.value}"
         if self.phase is Phase.DEFENSIVE_ROLL and self.defense_roll is not None and self.exchange is None:
             self.defense_roll = self._replace_die(self.defense_roll, die, face)
             return f": defense die {die} -> {face}, dice {self.defense_roll.notation()}"

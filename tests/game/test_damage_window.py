@@ -62,7 +62,7 @@ def test_back_takes_a_spent_status_back() -> None:
 def test_a_card_from_the_buttons_changes_the_damage_before_it_lands() -> None:
     flow = attacked_flow({})
     monk_defends(flow)
-    before = flow.game.copy().resolve().damage.total
+    before = flow.game.preview().damage.total
     select(flow, OptionKind.CARD_PREVENT, index=1)
     press(flow, NEXT, SELECT, NEXT)  # pay 1 CP
     assert flow.step is Step.AMOUNT

@@ -88,3 +88,30 @@ def test_upgrades_only_in_your_own_main_phase():
 
 def test_card_effect_kinds_are_all_parsed():
     assert {CardEffect.from_notation(t).kind for t in ("add 1", "prevent 1", "cp 1", "draw 1", "face 1 1", "reroll 1 1")} == set(CardEffectKind)
+
+
+def test_a_card_alters_the_2v2_targeting_die_but_not_an_ultimates():
+    game = to_phase(Game.new(["barbarian", "moon-elf", "paladin", "monk"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("1 2 3 4 1")
+    game.select_ability("Mighty Blow")
+    game.advance()
+    game.record_targeting_roll(1)  # left: the next to play
+    assert game.target == 1
+    game.play_card(1, player=1, kind=CardKind.ROLL, effect="face 1 3")  # the target turns it to a 3
+    assert game.target == 3 and game.targeting_die == 3
+    game = to_phase(Game.new(["barbarian", "moon-elf", "paladin", "monk"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("6 6 6 6 6")
+    game.select_ability("Rage!")
+    game.advance()
+    game.record_targeting_roll(1)
+    with pytest.raises(IllegalActionError, match="targeting die of an ultimate"):
+        game.play_card(0, kind=CardKind.ROLL, effect="face 1 3")
+
+
+def test_a_preview_of_the_damage_changes_nothing():
+    game = to_phase(Game.new(["barbarian", "paladin"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("6 6 6 6 1")
+    game.select_ability("Crit Bash")  # 5 undefendable
+    actions, log = game.actions, list(game.log)
+    assert game.preview().damage.total == 5
+    assert game.exchange is None and game.health(1) == 50 and game.actions == actions and game.log == log

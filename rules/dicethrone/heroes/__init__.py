@@ -498,9 +498,9 @@ def _fraction(check: _Checker, value: object, key: str) -> Fraction | None:
 
 
 def _has_damage(ability: Ability) -> bool:
-    effects = [t.effect for t in ability.tiers] + [ability.base_effect] + [e for _, e in ability.dice_effects.per_symbol]
-    effects += [e for _, e in ability.dice_effects.on_symbol] + [c.effect for c in ability.dice_effects.conditions]
-    return (ability.bonus_roll is not None and ability.bonus_roll.deals_damage) or bool(ability.variable_damage) or any(e.damage or e.collateral for e in effects)
+    if (ability.bonus_roll is not None and ability.bonus_roll.deals_damage) or ability.variable_damage:
+        return True
+    return any(e.damage or e.collateral for e in ability.all_effects())
 
 
 __all__ = ["HEROES_DIRECTORY", "Hero", "all_heroes", "hero_from_dict", "load_hero", "load_hero_file"]
