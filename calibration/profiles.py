@@ -133,13 +133,12 @@ class DieProfile:
 
     def reader(self, tray: TrayHint | None = None) -> DiceReader:
         """A :class:`~vision.reader.DiceReader` for this die set: dice found by their bodies
-        (against ``tray`` when given, else the saved tray profile if there is one), faces read by
-        :meth:`classifier`; faces marked ``pips`` may also be read by the pip reader."""
-        from calibration.tray import saved_tray_hint
-
+        (against ``tray``, the caller's :func:`calibration.tray.saved_tray_hint` for the saved tray
+        profile; None: no tray known), faces read by :meth:`classifier`; faces marked ``pips`` may
+        also be read by the pip reader. A value reads no files: the tray is the caller's to load."""
         if self.finder == "pips":
             return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=FaceDetector())
-        hint = tray if tray is not None else saved_tray_hint()
+        hint = tray
         paper = paper_colour([crop for crops in self.exemplars.values() for crop in crops])
         bodies = BodyDetector(hint, paper=paper)
         detector = PipsAndBodiesDetector(bodies) if self.finder == "pips+bodies" else bodies

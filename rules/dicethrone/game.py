@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import enum
 import inspect
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -879,6 +880,13 @@ class Game:
                     self._note(f"{actor.name}: {phrase} (no choice made; resolve it at the table)")
                     continue
                 phrase = self.choices[phrase]
+            raised = _STACK_RAISE.fullmatch(phrase)
+            if raised is not None:
+                # "Chi stack limit +1, fill Chi": the limit goes up for this player, then the stack is filled.
+                name = find_status(raised.group(1)).name
+                limit = self._raise_stack_limit(actor, name, int(raised.group(2)))
+                self._add_status(actor, name, max(0, limit - actor.statuses.get(name, 0)), why=phrase)
+                continue
             change = parse_status_phrase(phrase)
             if change is None:
                 continue
@@ -962,11 +970,12 @@ class Game:
     @_action
     def raise_stack_limit(self, player: Player | int, name: str, by: int = 1) -> int:
         """The player's stack limit of ``name`` goes up for the rest of the game (Increasing Stack Limit)."""
-        who = self._player(player)
-        status = find_status(name)
-        who.stack_bonus[status.name] = who.stack_bonus.get(status.name, 0) + by
-        limit = self.stack_limit(who, status.name)
-        self._note(f"{who.name}'s {status.name} stack limit is now {limit}")
+        return self._raise_stack_limit(self._player(player), find_status(name).name, by)
+
+    def _raise_stack_limit(self, who: Player, name: str, by: int) -> int:
+        who.stack_bonus[name] = who.stack_bonus.get(name, 0) + by
+        limit = self.stack_limit(who, name)
+        self._note(f"{who.name}'s {name} stack limit is now {limit}")
         return limit or 0
 
     @_action
@@ -1412,6 +1421,7 @@ def _with_cp_damage(player: Player, activation: Activation) -> Activation:
 
 
 _OUTSIDE_SNAPSHOTS = ("_history", "_actions", "_depth")
+_STACK_RAISE = re.compile(r"(.+) stack limit \+(\d+), fill \1")
 _ROMAN = {1: "I", 2: "II", 3: "III"}
 
 

@@ -267,3 +267,22 @@ def test_collateral_to_both_teammates_takes_the_combined_total():
     game.select_ability("Burning Soul")  # 2 collateral, no target
     assert game.advance() is Phase.MAIN_2
     assert game.health(1) == 50 - 2 * 2  # the shared dial takes it for each teammate
+
+
+def test_transcendence_raises_the_chi_stack_limit_and_fills_it():
+    game = to_phase(Game.new(["monk", "barbarian"]), Phase.OFFENSIVE_ROLL)
+    game.players[0].statuses["Chi"] = 2
+    game.record_offensive_roll("6 6 6 6 6")
+    game.select_ability("Transcendence!")
+    game.advance()
+    assert game.stack_limit(0, "Chi") == 6 and game.players[0].statuses["Chi"] == 6
+
+
+def test_retribution_sends_half_the_damage_taken_back():
+    game = to_phase(Game.new(["barbarian", "paladin"]), Phase.OFFENSIVE_ROLL)
+    game.players[1].statuses["Retribution"] = 1
+    game.record_offensive_roll("6 6 6 6 1")
+    game.select_ability("Crit Bash")  # 5 undefendable
+    game.spend_status(1, "Retribution")
+    game.advance()
+    assert (game.health(0), game.health(1)) == (47, 45)  # 5 taken, 3 (half, rounded up) back
