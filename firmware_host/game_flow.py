@@ -68,6 +68,7 @@ class Step(str, enum.Enum):
     HEALTH = "health"  # a health dial set by hand: SELECT cycles the change, NEXT sets, BACK cancels
     CHOOSE = "choose"  # a scored roll: SELECT cycles the choices, NEXT acts on the highlighted one
     TARGET = "target"  # choosing the defender (more than two players)
+    OR = "or"  # an "Or" in the ability's text: SELECT cycles the options, NEXT takes one
     DEFENSE = "defense"  # a defender with two defensive abilities picks one before rolling
     DAMAGE = "damage"  # the damage window: statuses and cards before the damage; NEXT applies it
     SPEND_DIE = "spend-die"  # a status that rolls (Evasive): SELECT cycles its die, NEXT spends it
@@ -99,6 +100,7 @@ class OptionKind(str, enum.Enum):
     ACCEPT = "accept"  # keep this defensive roll (when another attempt is allowed)
     ENTER = "enter"  # key the whole roll in from the buttons (no usable reading)
     SPEND = "spend"  # a player spends a status now (the damage window)
+    OR_OPTION = "or-option"  # one option of an "Or"
     CARD_ADD = "card-add"  # a player plays a card adding damage to the Attack
     CARD_PREVENT = "card-prevent"  # a player plays a card preventing their incoming damage
 
@@ -526,6 +528,12 @@ class GameFlow:
             self._apply_damage()
         elif kind is OptionKind.CONTINUE:
             self._advance()
+        elif kind is OptionKind.OR_OPTION:
+            assert option.name is not None
+            phrase = self._act(self._game.choose, option.name)
+            self._emit(FlowEventKind.ABILITY, f"{self._game.active_player.name} chooses {option.name} ({phrase})",
+                       choice=option.name, phrase=phrase)
+            self._on_after_attack_choice()
         elif kind is OptionKind.SPEND:
             assert option.index is not None and option.name is not None
             if find_status(option.name).succeeds_on:
@@ -937,7 +945,14 @@ class GameFlow:
 
     def _on_after_attack_choice(self) -> None:
         """After the ability (and its target): the defense, or the damage window, or straight on."""
-        g = self._game
+        g, t = self._game, self._t
+        pending = g.pending_choices()
+        if pending:
+            phrase, options = next(iter(pending.items()))
+            t.step, t.selected = Step.OR, 0
+            t.lines = [f"{g.active_player.name}: choose one", phrase]
+            t.options = [Option(OptionKind.OR_OPTION, option, name=option) for option in options]
+            return
         ability = None if g.selected is None else g.active_player.hero.ability(g.selected.ability)
         waiting = ability is not None and (ability.is_attack or ability.deals_collateral)
         if waiting and not g.needs_target and not g.defense_allowed and g.phase is not Phase.TARGETING_ROLL:

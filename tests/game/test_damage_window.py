@@ -103,3 +103,19 @@ def test_the_active_player_acts_first_in_the_window() -> None:
         flow.on_reading(reading(*[1] * flow.expected_dice))
     spends = [(o.index, o.name) for o in flow.options if o.kind is OptionKind.SPEND]
     assert spends == [(0, "Chi"), (1, "Protect")]
+
+
+def test_an_or_is_chosen_from_the_buttons() -> None:
+    game = Game.new(["monk", "barbarian"], names=["Mo", "Ba"])
+    flow = GameFlow(game)
+    to_offense(flow)
+    flow.on_reading(reading(4, 4, 5, 1, 1))
+    select(flow, OptionKind.ACTIVATE, "Zen Forget")
+    flow.on_button(NEXT)
+    assert flow.step is Step.OR and [o.name for o in flow.options] == ["gain Evasive", "gain Cleanse"]
+    render_screen(flow.screen())
+    press(flow, SELECT, NEXT)
+    assert game.phase is Phase.MAIN_2 and game.players[0].statuses == {"Chi": 5, "Cleanse": 1}
+    assert game.actions[-3:-1] == ["select Zen Forget", "choose gain Cleanse"]
+    flow.on_button(BACK)
+    assert flow.step is Step.OR and game.choices == {}
