@@ -5,7 +5,9 @@ and :mod:`rules.games` (the ``TableGame`` protocol, table ``Action`` values, the
 ``find_game("dicethrone").new(["barbarian", "moon-elf"])``). Dice Throne lives in
 :mod:`rules.dicethrone`; a new game is a new folder that registers a ``GameType``.
 
-Imports only the standard library and numpy; no camera, no files beyond the game data.
+Imports only the standard library and numpy; no camera, no files beyond the game data. The old
+one-game paths (``rules.game``, ``rules.heroes``, ``rules.requirements``...) still import, as aliases
+of their ``rules.dicethrone`` modules.
 
 The Dice Throne API (modules under ``rules.dicethrone``; ``scoring`` holds ``activations`` and
 ``Activation``, ``statuses`` the status effects as data):
