@@ -9,7 +9,8 @@ call a roll settled, reads it with :class:`~vision.reader.DiceReader`, hands the
 pins. The buttons are gpiozero mock pins too (:class:`~hardware.buttons.SimulatedButtons`).
 
 What stands in for the people at the table is :class:`DemoTable`: it throws the dice (keeping the
-dice the display advises keeping), presses the buttons, and, looking at the dice the way a player
+dice the display advises keeping), presses the buttons (in the damage window it spends each status
+that changes the damage and plays one card a game), and, looking at the dice the way a player
 would (the simulator's ground truth), rerolls a cocked die (taking the roll back with BACK if it
 was read anyway), sets a misread die from the buttons, and keys a roll in when nothing was read.
 Its choices come from a seeded generator, so the same seed plays the same game and prints the same
@@ -392,7 +393,8 @@ def run_demo(
     reader: Reader | None = None,
 ) -> DemoResult:
     """Plays the demo game (Barbarian against Moon Elf) and returns what happened; the transcript
-    is also left in ``out/transcript.txt`` beside the display frames.
+    and the game record are also left in ``out/transcript.txt`` and ``out/game.dtr`` beside the
+    display frames.
 
     :raises DisplayUnavailable: ``out`` cannot be written (before anything is played).
     """

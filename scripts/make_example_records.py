@@ -137,3 +137,5 @@ if __name__ == "__main__":
     write(EXAMPLES / "king-of-the-hill.dtr", koth, "King of the Hill: Paladin, Monk and Barbarian")
     duel = play(["shadow-thief", "moon-elf"], ["Sam", "Mia"], seed=3)
     write(EXAMPLES / "shadow-thief-v-moon-elf.dtr", duel, "1v1: Shadow Thief against Moon Elf")
+    teams = play(["ninja", "pyromancer", "treant", "shadow-thief"], ["Nia", "Pyr", "Tre", "Sha"], seed=4)
+    write(EXAMPLES / "two-v-two.dtr", teams, "2v2: Ninja and Treant against Pyromancer and Shadow Thief")
