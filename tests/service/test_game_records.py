@@ -95,3 +95,19 @@ def test_replay_errors_name_the_file_and_line_and_exit_2(tmp_path, capsys, text,
     assert main(["replay", str(out)]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_service_writes_the_game_it_plays_into_the_roll_log(tmp_path, capsys):
+    from firmware_host.demo import DemoTable
+
+    path = tmp_path / "rolls.sqlite3"
+    table = DemoTable(tmp_path / "frames", seed=2, turn_limit=2)
+    table.service.game_store = GameStore(path)
+    table.play()
+    game = table.flow.game
+    assert main(["games", "export", "1", "--log", str(path), "--out", str(tmp_path / "g.dtr")]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "g.dtr"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == game.to_json()
+    assert main(["games", "list", "--log", str(path)]) == 0
+    assert "1v1" in capsys.readouterr().out
