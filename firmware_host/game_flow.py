@@ -471,7 +471,7 @@ class GameFlow:
         where = f"BACK: back to the {g.phase.title}"
         if g.phase is Phase.OFFENSIVE_ROLL:
             made = g.offensive_attempts
-            where += f" after roll {made}/{OFFENSIVE_ROLL_ATTEMPTS}" if made else " before the first roll"
+            where += f" after roll {made}/{g.offensive_attempt_limit}" if made else " before the first roll"
         self._emit(
             FlowEventKind.UNDO,
             where,
@@ -900,7 +900,7 @@ class GameFlow:
         best = activations[0] if activations else None
         t.lines = [f"Best: {best.ability}{self._tier(best)}" if best else "Best: none yet"]
         attempt = g.offensive_attempts
-        text = f"Roll {attempt}/{OFFENSIVE_ROLL_ATTEMPTS}: {roll.notation()} ({symbols})"
+        text = f"Roll {attempt}/{g.offensive_attempt_limit}: {roll.notation()} ({symbols})"
         text += f"; activates {', '.join(a.ability + self._tier(a) for a in activations)}" if activations else "; activates nothing"
         if aims:
             text += f"; with {rolls_left} {'roll' if rolls_left == 1 else 'rolls'} left: " + ", ".join(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hardware.lights import TrayStatus
 from hardware.screens import DieCell, PlayerStatus, ScreenState
-from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, Phase
+from rules.dicethrone.game import Phase
 from rules.dicethrone.heroes import Hero
 from vision.types import DieReading
 
@@ -94,7 +94,8 @@ def oled_screen(view: FlowView) -> ScreenState:
     attempt: tuple[int, int] | None = None
     if g.phase is Phase.OFFENSIVE_ROLL and step != "over":
         shown = g.offensive_attempts + (1 if view.wants_dice and step == "roll" else 0)
-        attempt = (min(max(shown, 1), OFFENSIVE_ROLL_ATTEMPTS), OFFENSIVE_ROLL_ATTEMPTS)
+        limit = g.offensive_attempt_limit  # 3, or 2 when Entangled
+        attempt = (min(max(shown, 1), limit), limit)
     players = tuple(PlayerStatus(short(p.name, 7), g.health(p), p.cp, active=p.index == g.active) for p in g.players)
     keep = set(view.keep)
     dice = tuple(_cell(view, i, d, i in keep) for i, d in enumerate(view.dice))

@@ -119,3 +119,13 @@ def test_an_or_is_chosen_from_the_buttons() -> None:
     assert game.actions[-3:-1] == ["select Zen Forget", "choose gain Cleanse"]
     flow.on_button(BACK)
     assert flow.step is Step.OR and game.choices == {}
+
+
+def test_an_entangled_player_sees_two_roll_attempts() -> None:
+    game = Game.new(["moon-elf", "barbarian"], names=["Mo", "Ba"])
+    game.gain_status(0, "Entangle", 1)
+    flow = GameFlow(game)
+    to_offense(flow)
+    assert flow.screen().attempt == (1, 2)
+    flow.on_reading(reading(1, 1, 1, 4, 4))
+    assert "Roll 1/2:" in flow.events[-1].text
