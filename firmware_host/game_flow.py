@@ -82,6 +82,7 @@ class RollKind(str, enum.Enum):
     OFFENSE = "offense"
     BONUS = "bonus"  # an ability's "Roll N dice"
     TARGETING = "targeting"  # the 2v2 targeting die
+    STATUS = "status"  # the die a status rolls after activation (Blinded)
     DEFENSE = "defense"
 
 
@@ -768,7 +769,7 @@ class GameFlow:
         g = self._game
         if kind is RollKind.OFFENSE:
             return 5
-        if kind is RollKind.TARGETING:
+        if kind in (RollKind.TARGETING, RollKind.STATUS):
             return 1
         if kind is RollKind.BONUS:
             assert g.selected is not None
@@ -788,6 +789,8 @@ class GameFlow:
             return f"{g.selected.ability if g.selected else 'Bonus'}: roll {dice}"
         if t.roll_kind is RollKind.TARGETING:
             return "Roll 1 die for the target"
+        if t.roll_kind is RollKind.STATUS:
+            return f"{g.active_player.name}: roll 1 die ({g.status_roll_needed})"
         return f"{self._defender().name}: roll {dice} ({g.defense})"
 
     def _accept_reading(self, reading: FrameReading) -> None:
@@ -838,6 +841,14 @@ class GameFlow:
             self._emit(FlowEventKind.ROLL, f"Bonus roll {Roll(tuple(values)).notation()}: {effect.describe()}",
                        roll_kind=kind.value, roll=Roll(tuple(values)).notation(), effect=effect.describe())
             self._on_after_attack_choice()
+        elif kind is RollKind.STATUS:
+            name = g.status_roll_needed
+            stands = self._act(g.record_status_roll, values[0])
+            t.recorded = True
+            outcome = "the ability stands" if stands else "the ability has no effect"
+            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {values[0]} for {name}: {outcome}",
+                       roll_kind=kind.value, die=values[0], status=name, stands=stands)
+            self._after_activation()
         elif kind is RollKind.TARGETING:
             rule = self._act(g.record_targeting_roll, values[0])
             t.recorded = True
@@ -925,7 +936,18 @@ class GameFlow:
         self._emit(FlowEventKind.ABILITY,
                    f"{player.name} activates {activation.ability}{self._tier(activation)}: {activation.effect}",
                    **activation.to_json())
-        if activation.bonus_dice and g.bonus_roll is None:
+        self._after_activation()
+
+    def _after_activation(self) -> None:
+        """A status die (Blinded), then the ability's own dice, then targeting, defense or the window."""
+        g = self._game
+        if g.status_roll_needed is not None:
+            self._await_roll(RollKind.STATUS)
+            return
+        if g.selected is None:
+            self._advance()  # the ability came to nothing
+            return
+        if g.selected.bonus_dice and g.bonus_roll is None:
             self._await_roll(RollKind.BONUS)
             return
         self._on_after_attack_choice()
@@ -975,7 +997,7 @@ class GameFlow:
         order = [g.players[(g.active + k) % len(g.players)] for k in range(len(g.players))]
         for player in order:
             for name in player.statuses:
-                if find_status(name).spend in _WINDOW_SPENDS and not g.ultimate_locks(player):
+                if find_status(name).spend in _WINDOW_SPENDS and g.can_spend(player, name):
                     t.options.append(Option(OptionKind.SPEND, f"{_short(player.name, 6)}: {name}", name=name, index=player.index))
         for player in order:
             if player.hand <= 0 or g.ultimate_locks(player):

@@ -68,7 +68,7 @@ def symbol_codes(hero: Hero) -> dict[str, str]:
 
 def face_label(view: FlowView, value: int) -> str:
     """A die's value with its symbol (``3 sword``); the targeting die is a plain number."""
-    if view.roll_kind.value == "targeting":
+    if view.roll_kind.value in ("targeting", "status"):
         return str(value)
     return f"{value} {view.dice_hero.symbol_for(value)}"
 
@@ -147,7 +147,7 @@ def _cell(view: FlowView, index: int, die: DieReading, keep: bool) -> DieCell:
 
 def _code(view: FlowView, value: int) -> str:
     """A die on the display: its number and the first letter of its symbol (``3S``)."""
-    if view.roll_kind.value == "targeting":
+    if view.roll_kind.value in ("targeting", "status"):
         return str(value)
     hero = view.dice_hero
     return f"{value}{symbol_codes(hero)[hero.symbol_for(value)]}"

@@ -81,6 +81,8 @@ def turn(game: Game, rng: random.Random) -> None:
         offensive_roll(game, rng)
         found = game.activations()
         game.select_ability(found[0].ability if found else None)
+        if game.status_roll_needed is not None:
+            game.record_status_roll(rng.randint(1, 6))
         if game.selected is not None:
             ability = player.hero.ability(game.selected.ability)
             if ability.bonus_roll is not None:

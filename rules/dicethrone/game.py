@@ -32,7 +32,7 @@ from rules.dicethrone.cards import CardEffect, CardEffectKind
 from rules.dicethrone.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
 from rules.dice import Roll
 from rules.dicethrone.effects import MAX_CP, Effect, cp_damage, resolve_defense, resolve_offense
-from rules.errors import IllegalActionError, InvalidRollError
+from rules.errors import IllegalActionError, InvalidRollError, RulesError
 from rules.games import Action, InvalidActionError
 from rules.dicethrone.heroes import Hero, load_hero
 from rules.dicethrone.requirements import OFFENSIVE_DICE
@@ -487,6 +487,7 @@ class Game:
     def _leave_offense(self) -> None:
         if self.selected is not None:
             self._check_bonus_rolled()
+            self._check_status_rolled()
         if self.selected is None or not self.needs_target and self.target is None:
             self._finish_roll_phase()
         elif self.mode is GameMode.ONE_VS_ONE:
@@ -554,6 +555,8 @@ class Game:
         self.choices: dict[str, str] = {}
         """"Or" phrases of this roll phase -> the option the table chose."""
         self.offensive_attempt_limit = OFFENSIVE_ROLL_ATTEMPTS
+        self.status_rolled = False
+        """The die of a status that acts after activation (Blinded) is rolled."""
 
     # -- offensive roll phase ---------------------------------------------------------------
     @_action
@@ -585,6 +588,8 @@ class Game:
         :raises IllegalActionError: if no roll was made or the Final Dice Result does not meet it.
         """
         self._require_phase(Phase.OFFENSIVE_ROLL, "activate an offensive ability")
+        if self.status_rolled:
+            raise IllegalActionError("the roll phase's ability is already settled (Blinded)")
         if name is None:
             self.selected = None
             self.target = None
@@ -625,6 +630,43 @@ class Game:
         self.bonus_roll = roll
         self._note(f"{self.active_player.name} rolls {roll.notation()} for {ability.name}: {effect.describe()}")
         return effect
+
+    @property
+    def status_roll_needed(self) -> str | None:
+        """The status (Blinded) whose die the active player rolls after activating, or None."""
+        if self.phase is not Phase.OFFENSIVE_ROLL or self.selected is None or self.status_rolled:
+            return None
+        return next((n for n in self.active_player.statuses if find_status(n).fails_on), None)
+
+    def _check_status_rolled(self) -> None:
+        name = self.status_roll_needed
+        if name is not None:
+            raise IllegalActionError(f"roll 1 die for {name} first ({name})")
+
+    @_action
+    def record_status_roll(self, value: int) -> bool:
+        """The die a status makes the active player roll after activating (Blinded): on its failing
+        faces the ability has no effect. The status is removed. Returns True when the ability stands.
+
+        :raises IllegalActionError: when no status asks for a die now.
+        """
+        self._check_playing()
+        name = self.status_roll_needed
+        if name is None:
+            raise IllegalActionError("no status asks for a die now")
+        if isinstance(value, bool) or value not in range(1, 7):
+            raise InvalidRollError(f"a die shows 1 to 6, not {value!r}")
+        status = find_status(name)
+        player = self.active_player
+        self.status_rolled = True
+        self._remove_status(player, status.name, 1, why=f"rolled {value}")
+        if value in status.fails_on:
+            assert self.selected is not None
+            self._note(f"{player.name} rolls {value} for {status.name}: {self.selected.ability} has no effect")
+            self.selected = None
+            self.target = None
+            return False
+        return True
 
     def _check_bonus_rolled(self) -> None:
         assert self.selected is not None
@@ -758,11 +800,14 @@ class Game:
 
         :raises IllegalActionError: as :meth:`resolve`.
         """
-        before = self._snapshot()
-        try:
-            return self._resolve()
-        finally:
-            self._restore(before)
+        return self._scratch()._resolve()
+
+    def _scratch(self) -> Game:
+        """A throwaway copy of the state (no undo history, no record) to try an action on."""
+        clone = Game.__new__(Game)
+        clone.__dict__.update(self._snapshot())
+        clone._history, clone._actions, clone._depth = [], [], 0
+        return clone
 
     def _resolve(self) -> Exchange:
         if self.phase not in (Phase.OFFENSIVE_ROLL, Phase.TARGETING_ROLL, Phase.DEFENSIVE_ROLL):
@@ -771,6 +816,7 @@ class Game:
             raise IllegalActionError("the roll phase is already resolved")
         if self.selected is not None:
             self._check_bonus_rolled()
+            self._check_status_rolled()
             if self.needs_target:
                 raise IllegalActionError("choose the target first (Targeting Roll Phase)")
         if self.phase is not Phase.DEFENSIVE_ROLL and self.defense_allowed and self.defense_roll is None:
@@ -985,8 +1031,12 @@ class Game:
         the negative status Cleanse removes. Returns True when the effect applied (the roll succeeded).
 
         :raises IllegalActionError: when the player has none, it is not spendable, the damage
-            waiting cannot change that way, or an activated ultimate forbids the player any action.
+            waiting cannot change that way, or an activated ultimate forbids the player any action
+            (checked whatever the die shows: a failed roll still had to be a legal spend).
         """
+        return self._spend(player, name, die, remove)
+
+    def _spend(self, player: Player | int, name: str, die: int | None, remove: str | None) -> bool:
         self._check_playing()
         who = self._player(player)
         status = find_status(name)
@@ -1005,8 +1055,22 @@ class Game:
         success = not status.succeeds_on or die in status.succeeds_on
         if success:
             self._spend_effect(who, status, remove)
+        else:
+            # The roll failed: the token is spent for nothing, but the spend had to be legal.
+            scratch = self._scratch()
+            scratch._spend_effect(scratch._player(who.index), status, remove)
         self._remove_status(who, status.name, 1, why="spent" + ("" if success else f", rolled {die}: no effect"))
         return success
+
+    def can_spend(self, player: Player | int, name: str) -> bool:
+        """True when :meth:`spend_status` would be allowed now (its roll, if any, succeeding);
+        the game is left as it is. What the damage window offers."""
+        status = find_status(name)
+        try:
+            self._scratch()._spend(player, status.name, status.succeeds_on[0] if status.succeeds_on else None, None)
+        except RulesError:
+            return False
+        return True
 
     def _spend_effect(self, who: Player, status: Status, remove: str | None) -> None:
         kind = status.spend
@@ -1479,6 +1543,8 @@ def _notation(game: Game, method: str, args: dict[str, Any]) -> str:
         if args["remove"] is not None:
             line += f" remove {find_status(args['remove']).name}"
         return line
+    if method == "record_status_roll":
+        return f"status-roll {args['value']}"
     if method == "set_health":
         return f"health {_seat_of(game, args['player'])} {args['health']}"
     return {"resolve": "resolve", "sell_card": "sell", "choose": f"choose {args.get('option', '')}"}[method]
@@ -1564,6 +1630,7 @@ _VERBS: dict[str, Callable[[Game, tuple[str, ...]], object]] = {
     "stack-limit": lambda g, a: g.raise_stack_limit(
         _seat(g, _args(a, 3, "stack-limit P<n> +N <status>")[0]), " ".join(a[2:]), _number(a[1], "the rise")
     ),
+    "status-roll": lambda g, a: g.record_status_roll(_number(_args(a, 1, "status-roll <die>")[0], "the die")),
     "health": lambda g, a: g.set_health(_seat(g, _args(a, 2, "health P<n> <health>")[0]), _number(a[1], "the health")),
     "undo": lambda g, a: g.undo(),
 }

@@ -80,6 +80,8 @@ class Status:
     """``skip`` (the holder's next Income Phase); removed after."""
     setup: int = 0
     """Tokens the hero starts the game with (Additional Setup)."""
+    fails_on: tuple[int, ...] = ()
+    """After the holder activates an ability they roll 1 die: on these faces it has no effect (Blinded)."""
     text: str = ""
     unknown: str = ""
     """What the sources do not give; the table resolves it by hand."""
@@ -186,9 +188,9 @@ def status_from_table(table: Mapping[str, object], where: str) -> Status:
             except ValueError:
                 kinds = ", ".join(k.value for k in SpendKind)
                 raise HeroDataError(f"{where}.spend: expected one of {kinds}, got {value!r}") from None
-        elif key == "succeeds_on":
+        elif key in ("succeeds_on", "fails_on"):
             if not isinstance(value, list) or not all(isinstance(v, int) and 1 <= v <= 6 for v in value):
-                raise HeroDataError(f"{where}.succeeds_on: expected die faces 1-6, got {value!r}")
+                raise HeroDataError(f"{where}.{key}: expected die faces 1-6, got {value!r}")
             value = tuple(value)
         else:
             raise HeroDataError(f"{where}.{key}: unknown key")

@@ -152,7 +152,8 @@ def test_the_demo_spends_a_status_plays_a_card_and_leaves_a_record_that_replays(
     text = "\n".join(result.transcript)
     assert "spends Evasive" in text and "plays a card (+2 dmg)" in text
     assert "gain Evasive" in text and "inflict Blinded" in text
+    assert "Barbarian rolls 2 for Blinded: the ability has no effect" in text  # Overpower came to nothing
     record = GameRecord.from_text((tmp_path / "game.dtr").read_text(encoding="utf-8"))
     state = replay(record).to_json()
-    assert state["players"][0]["statuses"] == {"Blinded": 1}
-    assert (state["players"][0]["health"], state["players"][1]["health"]) == (38, 35)
+    assert [p["statuses"] for p in state["players"]] == [{}, {"Evasive": 1}]
+    assert (state["players"][0]["health"], state["players"][1]["health"]) == (40, 41)

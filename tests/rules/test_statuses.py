@@ -286,3 +286,30 @@ def test_retribution_sends_half_the_damage_taken_back():
     game.spend_status(1, "Retribution")
     game.advance()
     assert (game.health(0), game.health(1)) == (47, 45)  # 5 taken, 3 (half, rounded up) back
+
+
+def test_a_spend_is_checked_even_when_its_roll_fails():
+    game = to_phase(Game.new(["moon-elf", "barbarian"]), Phase.OFFENSIVE_ROLL)
+    game.players[0].statuses["Evasive"] = 1
+    game.record_offensive_roll("1 2 3 4 1")
+    game.select_ability(game.activations()[0].ability)
+    assert not game.can_spend(0, "Evasive")  # the attacker's own damage is not incoming
+    with pytest.raises(IllegalActionError, match="another player's incoming damage"):
+        game.spend_status(0, "Evasive", die=6)
+    assert game.players[0].statuses == {"Evasive": 1}
+
+
+@pytest.mark.parametrize("die, stands", [(2, False), (3, True)])
+def test_blinded_rolls_a_die_after_activating(die, stands):
+    game = to_phase(Game.new(["barbarian", "moon-elf"]), Phase.OFFENSIVE_ROLL)
+    game.players[0].statuses["Blinded"] = 1
+    game.record_offensive_roll("6 6 6 6 1")
+    game.select_ability("Crit Bash")  # 5 undefendable
+    with pytest.raises(IllegalActionError, match=r"roll 1 die for Blinded first \(Blinded\)"):
+        game.advance()
+    assert game.record_status_roll(die) is stands
+    assert "Blinded" not in game.players[0].statuses
+    with pytest.raises(IllegalActionError, match="already settled"):
+        game.select_ability("Crit Bash")
+    game.advance()
+    assert game.health(1) == (45 if stands else 50)
