@@ -77,8 +77,22 @@ Game (:mod:`rules.dicethrone.game`)
     ``record_bonus_roll(roll)``, ``record_targeting_roll(value) -> TargetRule`` (2v2),
     ``choose_target(player)``, ``choose_defense(name)``, ``record_defensive_roll(roll)``,
     ``modify_damage(amount)``, ``add_portion(Portion)``, ``resolve() -> Exchange``, ``sell_card()``,
-    ``play_card(cost, instant=False)``, ``set_health(player, health)``. ``undo()`` takes back the
+    ``play_card(cost, instant=False, player=None, kind=CardKind, effect="add 2")``,
+    ``play_upgrade(ability, level, cost)``, ``spend_status(player, name, die=None, remove=None)``,
+    ``can_spend(player, name)``, ``choose(option)`` (an "Or"), ``record_status_roll(die)``
+    (Blinded), ``gain_status`` / ``raise_stack_limit`` / ``set_health`` (corrections),
+    ``preview() -> Exchange`` (what resolve would do, nothing changed). ``undo()`` takes back the
     last action (``can_undo``); ``copy()`` is an independent copy. A failed action changes nothing.
     Actions the rules forbid raise ``IllegalActionError`` whose message ends with the rule, e.g.
-    ``(Offensive Roll Phase: up to 3 roll attempts)``.
+    ``(Offensive Roll Phase: up to 3 roll attempts)``. ``game.play("roll 1 2 3 4 5")`` takes any
+    action in record notation; ``game.actions`` is the game's record so far, ``game.to_json()`` its
+    state.
+
+Statuses (:mod:`rules.dicethrone.statuses`, data in ``statuses.toml``, docs/statuses.md)
+    ``find_status(name) -> Status`` (stack limit, spend kind, upkeep damage, unknowns);
+    ``player.statuses`` maps names to counts.
+
+Records (:mod:`rules.records`, docs/game-records.md)
+    ``GameRecord.from_text(text, source)``, ``GameRecord.of(game)``, ``record.notation()``,
+    ``replay(record) -> TableGame``; ``RecordError`` names the line and the rule.
 """
