@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from firmware_host.config import Config
+from firmware_host.events import EventStream
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
@@ -166,6 +167,10 @@ class TrayService:
         game_store: Any = None,
     ) -> None:
         self.game_store = game_store
+        self.events = EventStream()
+        """The game events, published as the flow emits them; outputs subscribe."""
+        self.events.subscribe(self._journal)
+        self.events.subscribe(self._log_event)
         self._open_source = open_source
         self._housekeeping = housekeeping
         self._last_housekeeping = float("-inf")
@@ -372,18 +377,23 @@ class TrayService:
             return ()
 
     def _handle_events(self, events: Iterable[Any]) -> None:
+        """Publishes the flow's events on :attr:`events` (the journal and the roll log subscribe)."""
         self._sync_game_record()
         for event in events:
-            kind = str(getattr(getattr(event, "kind", None), "value", getattr(event, "kind", "")))
-            text = str(getattr(event, "text", event))
-            data = dict(getattr(event, "data", {}) or {})
-            log.info("%s", text)
-            if kind == "correction":
-                self._log_row(lambda log_: log_.record_correction(text, data, reading_id=self._last_reading_id))
-            elif kind in SCORED_EVENTS:
-                self._log_row(
-                    lambda log_: log_.record_score(kind, text, data, reading_id=self._last_reading_id)
-                )
+            self.events.publish(event)
+
+    def _journal(self, event: Any) -> None:
+        log.info("%s", getattr(event, "text", event))
+
+    def _log_event(self, event: Any) -> None:
+        """The roll log's subscription: scored steps and corrections become rows."""
+        kind = str(getattr(getattr(event, "kind", None), "value", getattr(event, "kind", "")))
+        text = str(getattr(event, "text", event))
+        data = dict(getattr(event, "data", {}) or {})
+        if kind == "correction":
+            self._log_row(lambda log_: log_.record_correction(text, data, reading_id=self._last_reading_id))
+        elif kind in SCORED_EVENTS:
+            self._log_row(lambda log_: log_.record_score(kind, text, data, reading_id=self._last_reading_id))
 
     def _sync_game_record(self) -> None:
         """Appends the game's new actions to its record (a failure is logged; the game goes on)."""
