@@ -33,8 +33,8 @@ The tray (:mod:`calibration.tray`)::
     tray = calibrate_tray("tray", empty_frames, frames_with_dice)   # background, ROI, ArUco, die size
     save_tray_profile(tray); load_tray_profile().hint()             # a vision.profile_reader.TrayHint
 
-``profile.reader()`` is the :class:`vision.reader.DiceReader` for a die set (body finder with the
-saved tray, or the pip finder for pip dice). Command line: ``dicetray calibrate die NAME --from DIR``
+``profile.reader(saved_tray_hint())`` is the :class:`vision.reader.DiceReader` for a die set (body
+finder with the saved tray, or the pip finder for pip dice). Command line: ``dicetray calibrate die NAME --from DIR``
 / ``--auto DIR --faces N [--labels FILE]`` / ``--camera SPEC --faces N --rolls N [--labels FILE]``,
 ``dicetray calibrate tray --from IMAGE...``,
 ``dicetray profiles list|show|remove``, ``dicetray read --profile NAME --hero HERO``. See

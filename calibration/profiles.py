@@ -39,7 +39,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,13 +147,12 @@ class DieProfile:
 
     def reader(self, tray: TrayHint | None = None) -> DiceReader:
         """A :class:`~vision.reader.DiceReader` for this die set: dice found by their bodies
-        (against ``tray`` when given, else the saved tray profile if there is one), faces read by
-        :meth:`classifier`; faces marked ``pips`` may also be read by the pip reader."""
-        from calibration.tray import saved_tray_hint
-
+        (against ``tray``, the caller's :func:`calibration.tray.saved_tray_hint` for the saved tray
+        profile; None: no tray known), faces read by :meth:`classifier`; faces marked ``pips`` may
+        also be read by the pip reader. A value reads no files: the tray is the caller's to load."""
         if self.finder == "pips":
             return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=FaceDetector())
-        hint = tray if tray is not None else saved_tray_hint()
+        hint = tray
         paper = paper_colour([crop for crops in self.exemplars.values() for crop in crops])
         bodies = BodyDetector(hint, paper=paper)
         detector = PipsAndBodiesDetector(bodies) if self.finder == "pips+bodies" else bodies
@@ -379,14 +378,15 @@ def save_profile(profile: DieProfile, folder: str | os.PathLike[str] | None = No
                 raise ProfileError(f"cannot encode exemplar {relative!r} of profile {profile.name!r}")
             path.write_bytes(buffer.tobytes())
 
-    return write_profile_folder(target, manifest, write, overwrite=overwrite)
+    return write_profile_folder(target, manifest, write, overwrite=overwrite, loads=load_profile)
 
 
 def write_profile_folder(
-    target: Path, manifest: Mapping[str, Any], write_files: Any, *, overwrite: bool
+    target: Path, manifest: Mapping[str, Any], write_files: Any, *, overwrite: bool, loads: Callable[[Path], object]
 ) -> Path:
-    """Writes a profile folder through a staging folder next to it, checks that it loads, then swaps
-    it in crash-safely (see the module docstring)."""
+    """Writes a profile folder through a staging folder next to it, checks that ``loads`` (the
+    loader of its kind, the caller's: this module does not import :mod:`calibration.tray`) loads
+    it, then swaps it in crash-safely (see the module docstring)."""
     repair_profile(target)
     if target.exists() and not overwrite:
         raise ProfileError(f"a profile already exists at {str(target)!r}; remove it first or pass --force")
@@ -399,7 +399,7 @@ def write_profile_folder(
         write_files(staging)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         _fsync_tree(staging)
-        _check_loads(staging, target)
+        _check_loads(staging, target, loads)
         if target.exists():
             old = _old_folder(target)
             shutil.rmtree(old, ignore_errors=True)
@@ -459,16 +459,10 @@ def repair_profiles() -> None:
             repair_profile(root / name[1:].split(_STAGING)[0])
 
 
-def _check_loads(staging: Path, target: Path) -> None:
+def _check_loads(staging: Path, target: Path, loads: Callable[[Path], object]) -> None:
     """The staged profile must load before it replaces anything."""
-    kind = read_manifest(staging).get("kind")
     try:
-        if kind == "tray":
-            from calibration.tray import load_tray_profile
-
-            load_tray_profile(staging)
-        else:
-            load_profile(staging)
+        loads(staging)
     except (ProfileError, CalibrationMissing) as error:
         raise ProfileError(f"the new profile for {str(target)!r} does not load, the old one is kept: {error}") from None
 

@@ -186,7 +186,7 @@ def save_tray_profile(profile: TrayProfile, folder: str | os.PathLike[str] | Non
             raise ProfileError(f"cannot encode the background of tray profile {profile.name!r}")
         (staging / "background.png").write_bytes(buffer.tobytes())
 
-    return write_profile_folder(target, manifest, write, overwrite=overwrite)
+    return write_profile_folder(target, manifest, write, overwrite=overwrite, loads=load_tray_profile)
 
 
 def load_tray_profile(name_or_path: str | os.PathLike[str] = DEFAULT_TRAY) -> TrayProfile:

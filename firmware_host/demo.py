@@ -9,7 +9,8 @@ call a roll settled, reads it with :class:`~vision.reader.DiceReader`, hands the
 pins. The buttons are gpiozero mock pins too (:class:`~hardware.buttons.SimulatedButtons`).
 
 What stands in for the people at the table is :class:`DemoTable`: it throws the dice (keeping the
-dice the display advises keeping), presses the buttons, and, looking at the dice the way a player
+dice the display advises keeping), presses the buttons (in the damage window it spends each status
+that changes the damage and plays one card a game), and, looking at the dice the way a player
 would (the simulator's ground truth), rerolls a cocked die (taking the roll back with BACK if it
 was read anyway), sets a misread die from the buttons, and keys a roll in when nothing was read.
 Its choices come from a seeded generator, so the same seed plays the same game and prints the same
@@ -31,7 +32,7 @@ from firmware_host.transcript import FlowEventKind, Transcript
 from hardware.buttons import ButtonEvent
 from hardware.errors import DisplayUnavailable
 from hardware.sim.render import DieTruth
-from rules.heroes import Hero
+from rules.dicethrone.heroes import Hero
 from vision.types import DieReading, DieStatus, FrameReading
 
 __all__ = ["DemoResult", "DemoTable", "run_demo", "DEMO_HEROES"]
@@ -99,7 +100,7 @@ class DemoTable:
         from hardware.camera import SimulatedTraySource
         from hardware.display import CaptureDisplay
         from hardware.lights import StatusLight
-        from rules.game import Game
+        from rules.dicethrone.game import Game
         from vision.reader import DiceReader
         from vision.settle import SettleDetector
 
@@ -131,6 +132,8 @@ class DemoTable:
             sleep=lambda seconds: None,
         )
         self._throws = 0
+        self._cards_played = 0
+        self._window_tries: dict[tuple[int, object], set[tuple[object, ...]]] = {}
         self._cocked_shown = False
         self._rerolls_in_a_row = 0
 
@@ -174,7 +177,7 @@ class DemoTable:
             self._offense_choice()
         elif step is Step.DAMAGE:
             if not self._correct_misreads():
-                self._press(ButtonEvent.NEXT)
+                self._damage_window()
         else:
             # Income, main phases, discard, targeting, defense choice: the highlighted choice is
             # the sensible one (sell when the hand is over six, else go on).
@@ -193,6 +196,33 @@ class DemoTable:
         first = flow.selected
         if first is None or first.kind is not OptionKind.ACTIVATE:
             self._choose(OptionKind.PASS)
+        self._press(ButtonEvent.NEXT)
+
+    def _damage_window(self) -> None:
+        """Before the damage is applied: spend each status that changes it (a status that rolls
+        rolls its die), play one card a game when there is CP for it, then apply the damage."""
+        flow = self.flow
+        key = (flow.game.turn, flow.game.phase)
+        tried = self._window_tries.setdefault(key, set())
+        for option in flow.options:
+            if option.kind is OptionKind.SPEND and (option.index, option.name) not in tried:
+                tried.add((option.index, option.name))
+                self._choose(OptionKind.SPEND, index=option.index, name=option.name)
+                self._press(ButtonEvent.NEXT)
+                if flow.step is Step.SPEND_DIE:
+                    die = int(self._rng.integers(1, 7))
+                    self._press(*[ButtonEvent.SELECT] * (die - 1), ButtonEvent.NEXT)
+                return
+        cards = [o for o in flow.options if o.kind in (OptionKind.CARD_ADD, OptionKind.CARD_PREVENT)]
+        if cards and not self._cards_played and ("card",) not in tried:
+            option = cards[0]
+            tried.add(("card",))
+            if flow.game.players[option.index or 0].cp >= 1:
+                # A Roll Phase card for 1 CP: +2 dmg for the attacker, prevent 2 for the defender.
+                self._cards_played += 1
+                self._choose(option.kind, index=option.index)
+                self._press(ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.NEXT)
+                return
         self._press(ButtonEvent.NEXT)
 
     def _fix_reroll(self) -> None:
@@ -299,14 +329,14 @@ class DemoTable:
             self.buttons.press(event)
         self.service.step()
 
-    def _choose(self, kind: OptionKind, index: int | None = None) -> None:
+    def _choose(self, kind: OptionKind, index: int | None = None, name: str | None = None) -> None:
         """Presses SELECT until the wanted choice is highlighted."""
         flow = self.flow
         options = flow.options
         current = flow.selected
         wanted = [
             i for i, option in enumerate(options)
-            if option.kind is kind and (index is None or option.index == index)
+            if option.kind is kind and (index is None or option.index == index) and (name is None or option.name == name)
         ]
         if not wanted or current is None:
             return
@@ -369,13 +399,15 @@ def run_demo(
     heroes: Sequence[str] = DEMO_HEROES,
 ) -> DemoResult:
     """Plays the demo game (Barbarian against Moon Elf, or the two ``heroes`` given, custom ones
-    included) and returns what happened; the transcript is also left in ``out/transcript.txt``
-    beside the display frames. Each player is named after their hero.
+    included) and returns what happened; the transcript and the game record are also left in
+    ``out/transcript.txt`` and ``out/game.dtr`` beside the display frames. Each player is named
+    after their hero.
 
     :raises DisplayUnavailable: ``out`` cannot be written (before anything is played).
     :raises UnknownHeroError: a hero not found (nothing is played).
     """
     from firmware_host.heroes import find_hero
+    from rules.records import GameRecord
 
     found = [find_hero(hero) for hero in heroes]
     taken = [hero.name for hero in found]
@@ -383,8 +415,11 @@ def run_demo(
     table = DemoTable(out, seed, heroes=found, names=names, turn_limit=turn_limit, echo=echo, reader=reader)
     result = table.play()
     path = Path(out) / "transcript.txt"
+    record = Path(out) / "game.dtr"
+    table.flow.game.seed = seed
     try:
         path.write_text(table.transcript.text(), encoding="utf-8")
+        record.write_text(GameRecord.of(table.flow.game).notation(), encoding="utf-8")
     except OSError as error:
         raise DisplayUnavailable(f"cannot write the transcript to {str(path)!r}: {error}") from error
     return result

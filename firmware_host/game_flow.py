@@ -1,16 +1,22 @@
-"""The table game: settled readings and button presses in, rules-engine actions out.
+"""The Dice Throne table flow: settled readings and button presses in, rules-engine actions and
+game events out.
 
-:class:`GameFlow` sits between the tray and :class:`rules.game.Game`. The rules engine decides
+:class:`GameFlow` sits between the tray and :class:`rules.dicethrone.game.Game`. The rules engine decides
 everything about the game (phases, roll attempts, activation, targeting, defense, damage, health,
-CP, the end); the flow turns the table's inputs into rules actions, and the game into what the
-display (:class:`hardware.screens.ScreenState`) and the status LED (:class:`hardware.lights.TrayStatus`)
-show. The buttons:
+CP, statuses, the end); the flow turns the table's inputs into rules actions and emits a
+:class:`~firmware_host.transcript.FlowEvent` for each step. It draws nothing: :meth:`GameFlow.view`
+is a value the presenters in :mod:`firmware_host.presenters` turn into the OLED screen and the
+status LED. The buttons:
 
 - NEXT acts on the highlighted choice: continue to the next phase, activate an ability, confirm a
   die's value, choose a target.
 - SELECT cycles the choices: the ability to activate, the ability to aim for (its dice to keep are
   underlined), a die to correct, or the value of the die being set.
 - BACK undoes the last step (a roll, a choice, a correction, a phase change).
+
+Before damage lands there is a window (the rulebook's "one last opportunity"): SELECT offers each
+player's statuses that change the damage and a card that adds or prevents damage, the active player
+first; NEXT applies the damage.
 
 A die the reader could not trust is never guessed: the LED asks for that die to be rerolled, or the
 player sets its value from the buttons; a die read wrong is corrected the same way. When no reading
@@ -19,7 +25,7 @@ comes at all, NEXT lets the player key the whole roll in.
 Every step is a :class:`~firmware_host.transcript.FlowEvent`, given to ``on_event`` and returned by
 :meth:`GameFlow.on_reading` and :meth:`GameFlow.on_button`, so the service can log it.
 
->>> from rules.game import Game
+>>> from rules.dicethrone.game import Game
 >>> flow = GameFlow(Game.new(["barbarian", "moon-elf"]))
 >>> flow.step, flow.game.phase.title
 (<Step.PROMPT: 'prompt'>, 'Main Phase (1)')
@@ -34,19 +40,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from firmware_host.presenters import face_label, short as _short
 from firmware_host.transcript import EventSink, FlowEvent, FlowEventKind, format_line
 from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
-from hardware.screens import DieCell, PlayerStatus, ScreenState
+from hardware.screens import ScreenState
 from rules.dice import Roll
-from rules.effects import resolve_defense
+from rules.dicethrone.effects import resolve_defense
 from rules.errors import RulesError
-from rules.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, Exchange, Game, GameMode, Phase, Player
-from rules.heroes import Hero
-from rules.requirements import Activation
+from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, Exchange, Game, GameMode, Phase, Player
+from rules.dicethrone.statuses import SpendKind, find_status
+from rules.dicethrone.heroes import Hero
+from rules.dicethrone.scoring import Activation
 from vision.types import DieReading, DieStatus, FrameReading
 
-__all__ = ["GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
+__all__ = ["FlowView", "GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
 
 
 class Step(str, enum.Enum):
@@ -60,8 +68,11 @@ class Step(str, enum.Enum):
     HEALTH = "health"  # a health dial set by hand: SELECT cycles the change, NEXT sets, BACK cancels
     CHOOSE = "choose"  # a scored roll: SELECT cycles the choices, NEXT acts on the highlighted one
     TARGET = "target"  # choosing the defender (more than two players)
+    OR = "or"  # an "Or" in the ability's text: SELECT cycles the options, NEXT takes one
     DEFENSE = "defense"  # a defender with two defensive abilities picks one before rolling
-    DAMAGE = "damage"  # the roll phase is resolved: the damage is shown, NEXT goes on
+    DAMAGE = "damage"  # the damage window: statuses and cards before the damage; NEXT applies it
+    SPEND_DIE = "spend-die"  # a status that rolls (Evasive): SELECT cycles its die, NEXT spends it
+    AMOUNT = "amount"  # a card's damage change: SELECT cycles 1-6, NEXT plays the card
     OVER = "over"  # the game has ended
 
 
@@ -71,6 +82,7 @@ class RollKind(str, enum.Enum):
     OFFENSE = "offense"
     BONUS = "bonus"  # an ability's "Roll N dice"
     TARGETING = "targeting"  # the 2v2 targeting die
+    STATUS = "status"  # the die a status rolls after activation (Blinded)
     DEFENSE = "defense"
 
 
@@ -88,6 +100,10 @@ class OptionKind(str, enum.Enum):
     NEW_GAME = "new-game"  # after the end: the same players again, the next seat starting
     ACCEPT = "accept"  # keep this defensive roll (when another attempt is allowed)
     ENTER = "enter"  # key the whole roll in from the buttons (no usable reading)
+    SPEND = "spend"  # a player spends a status now (the damage window)
+    OR_OPTION = "or-option"  # one option of an "Or"
+    CARD_ADD = "card-add"  # a player plays a card adding damage to the Attack
+    CARD_PREVENT = "card-prevent"  # a player plays a card preventing their incoming damage
 
 
 @dataclass(frozen=True)
@@ -116,6 +132,10 @@ class _Table:
     fixing: int | None = None
     fix_value: int = 1
     cost: int = 0  # CP cost of the card being played
+    card_player: int | None = None  # who plays the card (None: the active player)
+    card_effect: str = ""  # "add" or "prevent" for a damage-window card, "" for a main-phase card
+    amount: int = 1  # the card's damage change, or the die of a status that rolls
+    spending: tuple[int, str] | None = None  # (player, status) waiting for its die
     adjusting: int | None = None  # player whose health is being set by hand
     change: int = 0  # the health change being set
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
@@ -123,6 +143,34 @@ class _Table:
     keep: tuple[int, ...] = ()  # die indices the odds advise keeping
     rolling: bool = False
     outcome: str = ""
+
+
+@dataclass(frozen=True)
+class FlowView:
+    """A snapshot of the table flow for presenters: the game, the step and what it offers."""
+
+    game: Game
+    step: Step
+    roll_kind: RollKind
+    wants_dice: bool
+    rolling: bool
+    dice: tuple[DieReading, ...]
+    keep: tuple[int, ...]
+    options: tuple[Option, ...]
+    selected: int
+    fixing: int | None
+    fix_value: int
+    cost: int
+    card_player: int | None
+    card_effect: str
+    amount: int
+    spending: tuple[int, str] | None
+    adjusting: int | None
+    change: int
+    message: str
+    lines: tuple[str, ...]
+    dice_hero: Hero
+    """Whose dice are on the tray (the defender's during the defense)."""
 
 
 @dataclass
@@ -147,19 +195,17 @@ def ordered_dice(reading: FrameReading) -> list[DieReading]:
     return sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
 
 
-def _symbol_codes(hero: Hero) -> dict[str, str]:
-    """The shortest upper-case prefix telling each of the hero's symbols apart (SW, ST, H)."""
-    symbols = sorted(set(hero.symbol_for(face) for face in range(1, 7)))
-    codes: dict[str, str] = {}
-    for symbol in symbols:
-        for size in range(1, len(symbol) + 1):
-            prefix = symbol[:size]
-            if not any(other != symbol and other.startswith(prefix) for other in symbols):
-                codes[symbol] = prefix.upper()
-                break
-        else:
-            codes[symbol] = symbol.upper()
-    return codes
+_WINDOW_SPENDS = (
+    SpendKind.ADD, SpendKind.PREVENT, SpendKind.ADD_OR_PREVENT, SpendKind.PREVENT_HALF,
+    SpendKind.NEGATE, SpendKind.COUNTER_HALF,
+)  # fmt: skip
+"""Statuses the damage window offers: the ones that change the damage waiting."""
+
+
+def _status_code(name: str) -> str:
+    """A status in three letters (four for two words) on the small screen: Chi, Eva, SnAt."""
+    words = name.split()
+    return words[0][:3] if len(words) == 1 else "".join(w[:2] for w in words[:2])
 
 
 def _who(player: Player) -> str:
@@ -169,14 +215,10 @@ def _who(player: Player) -> str:
     return f"{player.name} ({player.hero.name})"
 
 
-def _short(name: str, width: int = 8) -> str:
-    return name if len(name) <= width else name[: width - 1] + "."
-
-
 class GameFlow:
-    """Drives one :class:`rules.game.Game` from the tray's readings and buttons.
+    """Drives one :class:`rules.dicethrone.game.Game` from the tray's readings and buttons.
 
-    :param game: the game, usually fresh from :meth:`rules.game.Game.new`.
+    :param game: the game, usually fresh from :meth:`rules.dicethrone.game.Game.new`.
     :param on_event: called with every :class:`FlowEvent` (a :class:`Transcript` prints them; the
         service logs them).
     :param turn_limit: end the game after this many turns with the leader named (the demo's short
@@ -217,7 +259,7 @@ class GameFlow:
     def _warm_up(self) -> None:
         """Builds each hero's odds tables now (up to a second each) rather than on the first roll,
         so every reading reaches the display in a blink."""
-        from rules.odds import odds
+        from rules.dicethrone.odds import odds
 
         for player in self._game.players:
             odds(player.hero, None, OFFENSIVE_ROLL_ATTEMPTS)
@@ -334,6 +376,45 @@ class GameFlow:
         """How the game ended (winner, draw, or the leader at the turn limit); empty while playing."""
         return self._t.outcome
 
+    def status(self) -> TrayStatus:
+        """The status LED's state (:func:`firmware_host.presenters.led_status` of :meth:`view`)."""
+        from firmware_host.presenters import led_status
+
+        return led_status(self.view())
+
+    def screen(self) -> ScreenState:
+        """What the display shows now (:func:`firmware_host.presenters.oled_screen` of :meth:`view`)."""
+        from firmware_host.presenters import oled_screen
+
+        return oled_screen(self.view())
+
+    def view(self) -> FlowView:
+        """What the table sees now, for the presenters (OLED, LED, web): a value, copied."""
+        t = self._t
+        return FlowView(
+            game=self._game,
+            step=t.step,
+            roll_kind=t.roll_kind,
+            wants_dice=self._wants_dice(),
+            rolling=t.rolling,
+            dice=tuple(t.dice),
+            keep=self.suggested_keep if t.step is Step.CHOOSE else (),
+            options=tuple(t.options),
+            selected=t.selected,
+            fixing=t.fixing,
+            fix_value=t.fix_value,
+            cost=t.cost,
+            card_player=t.card_player,
+            card_effect=t.card_effect,
+            amount=t.amount,
+            spending=t.spending,
+            adjusting=t.adjusting,
+            change=t.change,
+            message=t.message,
+            lines=tuple(t.lines),
+            dice_hero=self._hero_for_dice(),
+        )
+
     @property
     def events(self) -> tuple[FlowEvent, ...]:
         return tuple(self._events)
@@ -341,65 +422,6 @@ class GameFlow:
     @property
     def transcript(self) -> tuple[str, ...]:
         return tuple(format_line(event) for event in self._events)
-
-    def status(self) -> TrayStatus:
-        """The status LED's state."""
-        t = self._t
-        if t.rolling:
-            return TrayStatus.ROLLING
-        if t.step in (Step.REROLL, Step.CORRECT):
-            return TrayStatus.REROLL_DIE
-        if t.step is Step.CHOOSE and t.roll_kind is RollKind.OFFENSE:
-            if any(o.kind is OptionKind.ACTIVATE for o in t.options):
-                return TrayStatus.ABILITY_READY
-            return TrayStatus.NO_ABILITY
-        return TrayStatus.WAITING_FOR_INPUT
-
-    def screen(self) -> ScreenState:
-        """What the display shows now."""
-        g, t = self._game, self._t
-        attempt: tuple[int, int] | None = None
-        if g.phase is Phase.OFFENSIVE_ROLL and t.step is not Step.OVER:
-            shown = g.offensive_attempts + (1 if self._wants_dice() and t.step is Step.ROLL else 0)
-            attempt = (min(max(shown, 1), OFFENSIVE_ROLL_ATTEMPTS), OFFENSIVE_ROLL_ATTEMPTS)
-        players = tuple(
-            PlayerStatus(_short(p.name, 7), g.health(p), p.cp, active=p.index == g.active)
-            for p in g.players
-        )
-        keep = set(self.suggested_keep) if t.step is Step.CHOOSE else set()
-        dice = tuple(self._cell(i, d, i in keep) for i, d in enumerate(t.dice))
-        body = self._body_lines()
-        lines = ([t.message] if t.message else []) + list(t.lines)
-        selected: int | None = None
-        if t.step is Step.CORRECT and t.fixing is not None:
-            lines = [f"Die {t.fixing + 1}: {self._face_label(t.fix_value)}"]
-        elif t.step is Step.COST:
-            lines = [f"Card cost: {t.cost} CP", f"{g.active_player.cp} CP to spend"]
-        elif t.step is Step.HEALTH and t.adjusting is not None:
-            player = g.players[t.adjusting]
-            now = g.health(player)
-            lines = [f"{player.name}: {now} HP", f"Change {t.change:+d}: {max(0, now + t.change)} HP"]
-        elif t.options:
-            # The body holds a few lines: the message and the explanation, then a window of the
-            # choices that always shows the highlighted one.
-            lines = lines[: body - 1]
-            room = body - len(lines)
-            start = min(t.selected, max(0, len(t.options) - room))
-            window = t.options[start : start + room]
-            selected = len(lines) + t.selected - start
-            lines += [option.label for option in window]
-        lines = lines[:body]
-        return ScreenState(
-            title=self._title(),
-            attempt=attempt,
-            players=players,
-            dice=dice,
-            die_cursor=t.fixing if t.step is Step.CORRECT else None,
-            lines=tuple(lines),
-            selected=selected,
-            dense=True,
-            prompt=self._prompt(),
-        )
 
     # ================================================================================ steps
 
@@ -450,7 +472,7 @@ class GameFlow:
         where = f"BACK: back to the {g.phase.title}"
         if g.phase is Phase.OFFENSIVE_ROLL:
             made = g.offensive_attempts
-            where += f" after roll {made}/{OFFENSIVE_ROLL_ATTEMPTS}" if made else " before the first roll"
+            where += f" after roll {made}/{g.offensive_attempt_limit}" if made else " before the first roll"
         self._emit(
             FlowEventKind.UNDO,
             where,
@@ -465,7 +487,10 @@ class GameFlow:
         if t.step is Step.CORRECT:
             t.fix_value = t.fix_value % 6 + 1
         elif t.step is Step.COST:
-            t.cost = (t.cost + 1) % (self._game.active_player.cp + 1)
+            payer = self._game.active_player if t.card_player is None else self._game.players[t.card_player]
+            t.cost = (t.cost + 1) % (payer.cp + 1)
+        elif t.step in (Step.AMOUNT, Step.SPEND_DIE):
+            t.amount = t.amount % 6 + 1
         elif t.step is Step.HEALTH:
             t.change = HEALTH_CHANGES[(HEALTH_CHANGES.index(t.change) + 1) % len(HEALTH_CHANGES)]
         elif t.options:
@@ -478,7 +503,17 @@ class GameFlow:
             self._confirm_fix()
             return
         if t.step is Step.COST:
+            if t.card_effect:
+                t.step, t.amount = Step.AMOUNT, 1
+            else:
+                self._play_card()
+            return
+        if t.step is Step.AMOUNT:
             self._play_card()
+            return
+        if t.step is Step.SPEND_DIE:
+            assert t.spending is not None
+            self._spend(t.spending[0], t.spending[1], t.amount)
             return
         if t.step is Step.HEALTH:
             self._set_health()
@@ -490,8 +525,25 @@ class GameFlow:
         if option is None:
             return
         kind = option.kind
-        if kind is OptionKind.CONTINUE:
+        if kind is OptionKind.CONTINUE and t.step is Step.DAMAGE and self._game.exchange is None:
+            self._apply_damage()
+        elif kind is OptionKind.CONTINUE:
             self._advance()
+        elif kind is OptionKind.OR_OPTION:
+            assert option.name is not None
+            phrase = self._act(self._game.choose, option.name)
+            self._emit(FlowEventKind.ABILITY, f"{self._game.active_player.name} chooses {option.name} ({phrase})",
+                       choice=option.name, phrase=phrase)
+            self._on_after_attack_choice()
+        elif kind is OptionKind.SPEND:
+            assert option.index is not None and option.name is not None
+            if find_status(option.name).succeeds_on:
+                t.step, t.spending, t.amount = Step.SPEND_DIE, (option.index, option.name), 1
+            else:
+                self._spend(option.index, option.name, None)
+        elif kind in (OptionKind.CARD_ADD, OptionKind.CARD_PREVENT):
+            t.step, t.cost, t.card_player = Step.COST, 0, option.index
+            t.card_effect = "add" if kind is OptionKind.CARD_ADD else "prevent"
         elif kind is OptionKind.SELL:
             cp = self._act(self._game.sell_card)
             player = self._game.active_player
@@ -499,7 +551,7 @@ class GameFlow:
                        player=player.index, cp=cp, hand=player.hand)
             self._enter_phase(announce=False)
         elif kind is OptionKind.PLAY:
-            t.step, t.cost = Step.COST, 0
+            t.step, t.cost, t.card_player, t.card_effect = Step.COST, 0, None, ""
         elif kind is OptionKind.ADJUST:
             t.step, t.adjusting, t.change = Step.HEALTH, option.index, HEALTH_CHANGES[0]
         elif kind is OptionKind.FIX:
@@ -525,7 +577,7 @@ class GameFlow:
             assert option.index is not None
             chosen = self._act(self._game.choose_target, option.index)
             self._emit(FlowEventKind.TARGET, f"Target: {_who(chosen)}", target=chosen.index)
-            self._advance()
+            self._on_after_attack_choice()
         elif kind is OptionKind.DEFENSE:
             name = self._act(self._game.choose_defense, option.name)
             self._emit(FlowEventKind.DEFENSE, f"{self._defender().name} defends with {name}", defense=name)
@@ -569,16 +621,17 @@ class GameFlow:
         player = g.active_player
         t.dice, t.recorded, t.fixing, t.keep, t.selected = [], False, None, (), 0
         t.options, t.lines = [], []
+        statuses = self._statuses_line()
         if g.phase is Phase.INCOME:
             t.step = Step.PROMPT
-            t.lines = [f"+1 CP ({player.cp} CP)", "Draw 1 card"]
+            t.lines = [f"+1 CP ({player.cp} CP)", "Draw 1 card"] + ([statuses] if statuses else [])
             t.options = [Option(OptionKind.CONTINUE, "Done: main phase")]
             if announce:
                 self._emit(FlowEventKind.PHASE, f"Income Phase: {player.name} gains 1 CP ({player.cp} CP) and draws 1 card",
                            phase=g.phase.value, cp=player.cp, hand=player.hand)
         elif g.phase in (Phase.MAIN_1, Phase.MAIN_2):
             t.step = Step.PROMPT
-            t.lines = [f"Play cards ({player.cp} CP, {player.hand} cards)"]
+            t.lines = [f"Play cards ({player.cp} CP, {player.hand} cards)"] + ([statuses] if statuses else [])
             if g.phase is Phase.MAIN_2 and g.exchange is not None and g.exchange.ability is not None:
                 t.lines.insert(0, self._damage_text(g.exchange))
             label = "Done: roll" if g.phase is Phase.MAIN_1 else "Done: discard"
@@ -716,7 +769,7 @@ class GameFlow:
         g = self._game
         if kind is RollKind.OFFENSE:
             return 5
-        if kind is RollKind.TARGETING:
+        if kind in (RollKind.TARGETING, RollKind.STATUS):
             return 1
         if kind is RollKind.BONUS:
             assert g.selected is not None
@@ -736,6 +789,8 @@ class GameFlow:
             return f"{g.selected.ability if g.selected else 'Bonus'}: roll {dice}"
         if t.roll_kind is RollKind.TARGETING:
             return "Roll 1 die for the target"
+        if t.roll_kind is RollKind.STATUS:
+            return f"{g.active_player.name}: roll 1 die ({g.status_roll_needed})"
         return f"{self._defender().name}: roll {dice} ({g.defense})"
 
     def _accept_reading(self, reading: FrameReading) -> None:
@@ -785,7 +840,15 @@ class GameFlow:
             t.recorded = True
             self._emit(FlowEventKind.ROLL, f"Bonus roll {Roll(tuple(values)).notation()}: {effect.describe()}",
                        roll_kind=kind.value, roll=Roll(tuple(values)).notation(), effect=effect.describe())
-            self._advance()
+            self._on_after_attack_choice()
+        elif kind is RollKind.STATUS:
+            name = g.status_roll_needed
+            stands = self._act(g.record_status_roll, values[0])
+            t.recorded = True
+            outcome = "the ability stands" if stands else "the ability has no effect"
+            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {values[0]} for {name}: {outcome}",
+                       roll_kind=kind.value, die=values[0], status=name, stands=stands)
+            self._after_activation()
         elif kind is RollKind.TARGETING:
             rule = self._act(g.record_targeting_roll, values[0])
             t.recorded = True
@@ -793,7 +856,7 @@ class GameFlow:
             if g.target is not None:
                 target = g.players[g.target]
                 self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
-                self._advance()
+                self._on_after_attack_choice()
             else:
                 self._choose_target()
         else:
@@ -815,7 +878,7 @@ class GameFlow:
 
     def _score_offense(self, roll: Roll, hero: Hero) -> None:
         """Activations, the odds of the best alternatives with the rolls left, and the dice to keep."""
-        from rules.odds import odds
+        from rules.dicethrone.odds import odds
 
         g, t = self._game, self._t
         activations = g.activations()
@@ -848,7 +911,7 @@ class GameFlow:
         best = activations[0] if activations else None
         t.lines = [f"Best: {best.ability}{self._tier(best)}" if best else "Best: none yet"]
         attempt = g.offensive_attempts
-        text = f"Roll {attempt}/{OFFENSIVE_ROLL_ATTEMPTS}: {roll.notation()} ({symbols})"
+        text = f"Roll {attempt}/{g.offensive_attempt_limit}: {roll.notation()} ({symbols})"
         text += f"; activates {', '.join(a.ability + self._tier(a) for a in activations)}" if activations else "; activates nothing"
         if aims:
             text += f"; with {rolls_left} {'roll' if rolls_left == 1 else 'rolls'} left: " + ", ".join(
@@ -873,10 +936,21 @@ class GameFlow:
         self._emit(FlowEventKind.ABILITY,
                    f"{player.name} activates {activation.ability}{self._tier(activation)}: {activation.effect}",
                    **activation.to_json())
-        if activation.bonus_dice and g.bonus_roll is None:
+        self._after_activation()
+
+    def _after_activation(self) -> None:
+        """A status die (Blinded), then the ability's own dice, then targeting, defense or the window."""
+        g = self._game
+        if g.status_roll_needed is not None:
+            self._await_roll(RollKind.STATUS)
+            return
+        if g.selected is None:
+            self._advance()  # the ability came to nothing
+            return
+        if g.selected.bonus_dice and g.bonus_roll is None:
             self._await_roll(RollKind.BONUS)
             return
-        self._advance()
+        self._on_after_attack_choice()
 
     def _choose_target(self) -> None:
         g, t = self._game, self._t
@@ -889,16 +963,82 @@ class GameFlow:
         ]
 
     def _resolve_defense(self, defense: str) -> None:
+        self._open_window(f"Defense: {defense}")
+
+    def _on_after_attack_choice(self) -> None:
+        """After the ability (and its target): the defense, or the damage window, or straight on."""
         g, t = self._game, self._t
-        exchange: Exchange = self._act(g.resolve)
-        t.step = Step.DAMAGE
-        t.lines = [f"Defense: {defense}", self._damage_text(exchange)]
-        t.options = [Option(OptionKind.CONTINUE, "Done: main phase 2")]
+        pending = g.pending_choices()
+        if pending:
+            phrase, options = next(iter(pending.items()))
+            t.step, t.selected = Step.OR, 0
+            t.lines = [f"{g.active_player.name}: choose one", phrase]
+            t.options = [Option(OptionKind.OR_OPTION, option, name=option) for option in options]
+            return
+        ability = None if g.selected is None else g.active_player.hero.ability(g.selected.ability)
+        waiting = ability is not None and (ability.is_attack or ability.deals_collateral)
+        if waiting and not g.needs_target and not g.defense_allowed and g.phase is not Phase.TARGETING_ROLL:
+            self._open_window(f"{ability.name if ability else ''}: no defense")
+        elif waiting and g.phase is Phase.TARGETING_ROLL and g.target is not None and not g.defense_allowed:
+            self._open_window(f"{ability.name if ability else ''}: no defense")
+        else:
+            self._advance()
+
+    def _open_window(self, first: str) -> None:
+        """The damage window (Defensive Roll Phase, step 5): before the damage is applied, each
+        player may spend statuses or play cards, the active player first, then in turn order.
+        The screen shows what the damage would be now; NEXT applies it."""
+        g, t = self._game, self._t
+        exchange = g.preview()
+        t.step, t.selected, t.spending = Step.DAMAGE, 0, None
+        # Three lines fit above the choices: what the damage would be now, the statuses in play.
+        t.lines = ["Now: " + self._damage_text(exchange), self._statuses_line() or first]
+        t.options = [Option(OptionKind.CONTINUE, "Apply damage")]
+        order = [g.players[(g.active + k) % len(g.players)] for k in range(len(g.players))]
+        for player in order:
+            for name in player.statuses:
+                if find_status(name).spend in _WINDOW_SPENDS and g.can_spend(player, name):
+                    t.options.append(Option(OptionKind.SPEND, f"{_short(player.name, 6)}: {name}", name=name, index=player.index))
+        for player in order:
+            if player.hand <= 0 or g.ultimate_locks(player):
+                continue
+            if player.team == g.active_player.team and player.index == g.active:
+                t.options.append(Option(OptionKind.CARD_ADD, f"{_short(player.name, 6)}: card +dmg", index=player.index))
+            if g.defender is not None and player.index == g.defender.index:
+                t.options.append(Option(OptionKind.CARD_PREVENT, f"{_short(player.name, 6)}: card -dmg", index=player.index))
         t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
-        t.selected = 0
+
+    def _apply_damage(self) -> None:
+        g = self._game
+        exchange: Exchange = self._act(g.resolve)
         self._report_exchange(exchange)
         if g.outcome is not None:
             self._game_over()
+            return
+        self._advance()
+
+    def _spend(self, player: int, name: str, die: int | None) -> None:
+        g = self._game
+        success = self._act(g.spend_status, player, name, die)
+        who = g.players[player]
+        rolled = f" (rolled {die}{'' if success else ': no effect'})" if die is not None else ""
+        self._emit(FlowEventKind.STATUS, f"{who.name} spends {name}{rolled}",
+                   player=player, status=name, die=die, success=success)
+        self._open_window(self._window_note())
+
+    def _window_note(self) -> str:
+        g = self._game
+        return f"{g.selected.ability if g.selected else 'Damage'}: before it lands"
+
+    def _statuses_line(self) -> str:
+        """Every player's status tokens in a few letters each: ``Ben Chi2 Eva1``."""
+        g = self._game
+        parts = []
+        for player in g.players:
+            if player.statuses:
+                tokens = " ".join(f"{_status_code(n)}{c}" for n, c in sorted(player.statuses.items()))
+                parts.append(f"{_short(player.name, 5)} {tokens}")
+        return "; ".join(parts)
 
     def _report_exchange(self, exchange: Exchange) -> None:
         g = self._game
@@ -934,11 +1074,22 @@ class GameFlow:
 
     def _play_card(self) -> None:
         g, t = self._game, self._t
-        cp = self._act(g.play_card, t.cost)
-        player = g.active_player
-        self._emit(FlowEventKind.PROMPT, f"{player.name} plays a card for {t.cost} CP: {cp} CP, {player.hand} cards",
-                   player=player.index, cost=t.cost, cp=cp, hand=player.hand)
-        self._enter_phase(announce=False)
+        if t.card_effect:
+            effect = f"{t.card_effect} {t.amount}"
+            payer, cost = t.card_player, t.cost
+            cp = self._act(lambda: g.play_card(cost, player=payer, kind=CardKind.ROLL, effect=effect))
+        else:
+            effect = ""
+            cp = self._act(g.play_card, t.cost)
+        player = g.active_player if t.card_player is None else g.players[t.card_player]
+        what = f" ({'+' if t.card_effect == 'add' else '-'}{t.amount} dmg)" if effect else ""
+        self._emit(FlowEventKind.PROMPT, f"{player.name} plays a card{what} for {t.cost} CP: {cp} CP, {player.hand} cards",
+                   player=player.index, cost=t.cost, cp=cp, hand=player.hand, effect=effect or None)
+        if effect:
+            t.card_player, t.card_effect = None, ""
+            self._open_window(self._window_note())
+        else:
+            self._enter_phase(announce=False)
 
     def _set_health(self) -> None:
         g, t = self._game, self._t
@@ -1025,23 +1176,7 @@ class GameFlow:
         return g.active_player.hero
 
     def _face_label(self, value: int) -> str:
-        if self._t.roll_kind is RollKind.TARGETING:
-            return str(value)
-        return f"{value} {self._hero_for_dice().symbol_for(value)}"
-
-    def _cell(self, index: int, die: DieReading, keep: bool) -> DieCell:
-        if self._t.step is Step.CORRECT and index == self._t.fixing:
-            return DieCell(self._code(self._t.fix_value), keep=keep)
-        if not die.ok or die.value is None:
-            return DieCell.unknown()
-        return DieCell(self._code(die.value), keep=keep)
-
-    def _code(self, value: int) -> str:
-        """A die on the display: its number and the first letter of its symbol (``3S``)."""
-        if self._t.roll_kind is RollKind.TARGETING:
-            return str(value)
-        hero = self._hero_for_dice()
-        return f"{value}{_symbol_codes(hero)[hero.symbol_for(value)]}"
+        return face_label(self.view(), value)
 
     def _reading_label(self, die: DieReading) -> str:
         return str(die.value) if die.ok else f"[{die.status.value}]"
@@ -1064,42 +1199,6 @@ class GameFlow:
                     used.append(i)
                     break
         return tuple(sorted(used))
-
-    def _body_lines(self) -> int:
-        """Small-font lines that fit between the dice row (when shown) and the prompt."""
-        return 3 if self._t.dice else 5
-
-    def _title(self) -> str:
-        g, t = self._game, self._t
-        if t.step is Step.OVER:
-            return "Game over"
-        names = {
-            Phase.UPKEEP: "Upkeep", Phase.INCOME: "Income", Phase.MAIN_1: "Main 1",
-            Phase.OFFENSIVE_ROLL: "Offense", Phase.TARGETING_ROLL: "Target",
-            Phase.DEFENSIVE_ROLL: "Defense", Phase.MAIN_2: "Main 2", Phase.DISCARD: "Discard",
-        }
-        who = self._defender() if g.phase is Phase.DEFENSIVE_ROLL else g.active_player
-        # The title line holds about 20 characters, 16 beside the attempt counter.
-        room = (16 if g.phase is Phase.OFFENSIVE_ROLL else 20) - len(names[g.phase]) - 1
-        return f"{names[g.phase]} {_short(who.name, room)}"
-
-    def _prompt(self) -> str:
-        t = self._t
-        if t.step is Step.OVER:
-            return "NEXT: new game"
-        if t.step is Step.ROLL:
-            return "Roll; NEXT: key in"
-        if t.step is Step.REROLL:
-            return "Reroll or NEXT: set"
-        if t.step is Step.CORRECT:
-            return "SEL value  NEXT ok"
-        if t.step is Step.COST:
-            return "SEL cost  NEXT pay"
-        if t.step is Step.HEALTH:
-            return "SEL change  NEXT set"
-        if t.step is Step.CHOOSE and self._wants_dice():
-            return "Roll again or NEXT"
-        return "SEL choose  NEXT ok"
 
     # ================================================================================ events
 

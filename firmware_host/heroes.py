@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from calibration.paths import state_directory
-from rules.heroes import Hero, all_heroes, load_hero
+from rules.dicethrone.heroes import Hero, all_heroes, load_hero
 
 
 def hero_folders() -> list[Path]:

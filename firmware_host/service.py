@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from firmware_host.config import Config
+from firmware_host.events import EventStream
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
@@ -170,6 +171,8 @@ class TrayService:
     :param backup_every_s: seconds between online backups of the roll log; None for none.
     :param read_limit_s: the camera is opened and read in a capture thread, and a read taking longer
         than this counts as a lost camera; None reads in the loop's own thread, unwatched.
+    :param game_store: where each game's record is written as it is played
+        (:class:`firmware_host.game_store.GameStore`), or None.
     """
 
     def __init__(
@@ -193,7 +196,13 @@ class TrayService:
         roll_log_grace_s: float = ROLL_LOG_GRACE_S,
         backup_every_s: float | None = None,
         read_limit_s: float | None = READ_LIMIT_S,
+        game_store: Any = None,
     ) -> None:
+        self.game_store = game_store
+        self.events = EventStream()
+        """The game events, published as the flow emits them; outputs subscribe."""
+        self.events.subscribe(self._journal)
+        self.events.subscribe(self._log_event)
         self._stop = threading.Event()
         if read_limit_s is not None:
             limit = read_limit_s
@@ -235,6 +244,7 @@ class TrayService:
         self._last_state = SettleState.ROLLING
         self._last_reading_id: str | None = None
         self._roll_log_down_since: float | None = None
+        self._game_store_down = False
         self._roll_log_grace_s = roll_log_grace_s
         self._backup_every_s = backup_every_s
         self._last_backup = float("-inf")
@@ -388,6 +398,8 @@ class TrayService:
             parts.append(("live view", self.live.close))
         if self._source is not None:
             parts.append(("camera", self._source.close))
+        if self.game_store is not None:
+            parts.append(("game records", self.game_store.close))
         for name, close in parts:
             try:
                 close()
@@ -450,17 +462,40 @@ class TrayService:
             return ()
 
     def _handle_events(self, events: Iterable[Any]) -> None:
+        """Publishes the flow's events on :attr:`events` (the journal and the roll log subscribe)."""
+        self._sync_game_record()
         for event in events:
-            kind = str(getattr(getattr(event, "kind", None), "value", getattr(event, "kind", "")))
-            text = str(getattr(event, "text", event))
-            data = dict(getattr(event, "data", {}) or {})
-            log.info("%s", text)
-            if kind == "correction":
-                self._log_row(lambda log_: log_.record_correction(text, data, reading_id=self._last_reading_id))
-            elif kind in SCORED_EVENTS:
-                self._log_row(
-                    lambda log_: log_.record_score(kind, text, data, reading_id=self._last_reading_id)
-                )
+            self.events.publish(event)
+
+    def _journal(self, event: Any) -> None:
+        log.info("%s", getattr(event, "text", event))
+
+    def _log_event(self, event: Any) -> None:
+        """The roll log's subscription: scored steps and corrections become rows."""
+        kind = str(getattr(getattr(event, "kind", None), "value", getattr(event, "kind", "")))
+        text = str(getattr(event, "text", event))
+        data = dict(getattr(event, "data", {}) or {})
+        if kind == "correction":
+            self._log_row(lambda log_: log_.record_correction(text, data, reading_id=self._last_reading_id))
+        elif kind in SCORED_EVENTS:
+            self._log_row(lambda log_: log_.record_score(kind, text, data, reading_id=self._last_reading_id))
+
+    def _sync_game_record(self) -> None:
+        """Appends the game's new actions to its record (a failure is logged once per outage; the
+        actions not written are written with the next sync, and the game goes on)."""
+        game = getattr(self.flow, "game", None)
+        if self.game_store is None or game is None:
+            return
+        try:
+            self.game_store.sync(game)
+        except RollLogError as error:
+            if not self._game_store_down:
+                log.warning("%s", error)
+                self._game_store_down = True
+            return
+        if self._game_store_down:
+            log.info("game records in %s are written again", self.game_store.path)
+            self._game_store_down = False
 
     def _log_row(self, write: Callable[[RollLog], str]) -> str | None:
         try:
@@ -711,10 +746,11 @@ def build_service(
     from firmware_host.commands.vision_cmd import make_reader
     from firmware_host.game_flow import GameFlow
     from firmware_host.heroes import find_hero
+    from firmware_host.game_store import GameStore
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
-    from rules.game import Game
+    from rules.dicethrone.game import Game
 
     housekeeping = None
     if pin_factory is None and config.gpio == "mock":
@@ -769,6 +805,7 @@ def build_service(
         flow=flow,
         display=display,
         roll_log=RollLog(config.roll_log_path),
+        game_store=GameStore(config.roll_log_path),
         light=light,
         buttons=buttons,
         detector=detector,

@@ -37,6 +37,7 @@ class FlowEventKind(str, enum.Enum):
     DEFENSE = "defense"  # the defender's roll and what it does
     DAMAGE = "damage"  # damage and healing applied; health and CP after it
     HEALTH = "health"  # a health dial set by hand (statuses and cards the tray does not see)
+    STATUS = "status"  # a player spent a status (the damage window)
     UNDO = "undo"  # BACK undid the last step
     GAME_OVER = "game_over"  # the game ended: winner, draw or turn limit with the leader
     NEW_GAME = "new_game"  # the same table starts another game

@@ -1,7 +1,8 @@
-"""Dice and rolls, with a text notation that round-trips.
+"""Dice and rolls, with a text notation that round-trips: the game-agnostic core every game uses.
 
-A die shows a face number 1-6. A hero's dice key names a symbol for each number; a die whose number
-is unknown but whose symbol was read (or typed) is kept as that symbol name, so nothing is guessed::
+A die shows a face number 1-6. A game's dice key (a Dice Throne hero's, say) names a symbol for each
+number; a die whose number is unknown but whose symbol was read (or typed) is kept as that symbol
+name, so nothing is guessed. A roll holds any number of dice; each game checks the count it needs::
 
     >>> Roll.from_notation("1 1 2 5 6")
     Roll.from_notation('1 1 2 5 6')
@@ -15,21 +16,22 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn, TypeAlias
+from typing import NoReturn, Protocol, TypeAlias
 
 from rules.errors import InvalidRollError
-
-if TYPE_CHECKING:
-    from rules.heroes import Hero
 
 Face: TypeAlias = int | str
 """A die's top face: its number 1-6, or a hero symbol name when only the symbol is known."""
 
 FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
-OFFENSIVE_DICE = 5
-"""Dice in an offensive roll."""
-MAX_DICE = 5
-"""No ability, defense or bonus roll uses more than five dice."""
+
+
+class DiceKey(Protocol):
+    """What names the symbol on each face (a Dice Throne hero, a Dice Masters die...)."""
+
+    def symbol_for(self, face: Face) -> str: ...
+
+    def canonical_symbol(self, name: str) -> str: ...
 
 _SYMBOL = re.compile(r"[a-z][a-z0-9_-]*\Z")
 
@@ -70,7 +72,7 @@ def _not_a_face(token: str) -> NoReturn:
 
 @dataclass(frozen=True)
 class Roll:
-    """The faces of one roll, in the order given (1 to 5 dice; 0 only for "nothing rolled yet").
+    """The faces of one roll, in the order given (any number of dice; 0 for "nothing rolled yet").
 
     Equality is by faces in order; use :meth:`sorted` to compare as a multiset.
     """
@@ -79,28 +81,24 @@ class Roll:
 
     def __post_init__(self) -> None:
         faces = tuple(self.faces)
-        if len(faces) > MAX_DICE:
-            raise InvalidRollError(
-                f"a roll has at most {MAX_DICE} dice, not {len(faces)}: {_text(faces)!r}"
-            )
         for face in faces:
             check_face(face)
         object.__setattr__(self, "faces", faces)
 
     @classmethod
-    def from_notation(cls, text: str, hero: Hero | None = None) -> Roll:
+    def from_notation(cls, text: str, hero: DiceKey | None = None) -> Roll:
         """Parses ``"1 1 2 5 6"`` (numbers and/or symbol names, separated by spaces or commas).
 
         With ``hero``, symbol names (and the hero's symbol aliases) are checked against its dice
         key and normalised; without it any lowercase name is accepted as a symbol.
 
-        :raises InvalidRollError: on a value that is not a face, an unknown symbol, or too many dice.
+        :raises InvalidRollError: on a value that is not a face, an unknown symbol, or or a symbol the key does not have.
         """
         tokens = [token for token in re.split(r"[\s,]+", text.strip()) if token]
         return cls.from_faces((_parse_token(token) for token in tokens), hero)
 
     @classmethod
-    def from_faces(cls, faces: Iterable[object], hero: Hero | None = None) -> Roll:
+    def from_faces(cls, faces: Iterable[object], hero: DiceKey | None = None) -> Roll:
         """Builds a roll from numbers and symbol names (strings of digits count as numbers)."""
         parsed: list[Face] = []
         for face in faces:
@@ -145,11 +143,11 @@ class Roll:
     def number_counts(self) -> Counter[int]:
         return Counter(self.numbers)
 
-    def symbols(self, hero: Hero) -> tuple[str, ...]:
+    def symbols(self, hero: DiceKey) -> tuple[str, ...]:
         """Each die's symbol under ``hero``'s dice key."""
         return tuple(hero.symbol_for(face) for face in self.faces)
 
-    def symbol_counts(self, hero: Hero) -> Counter[str]:
+    def symbol_counts(self, hero: DiceKey) -> Counter[str]:
         return Counter(self.symbols(hero))
 
     def total(self) -> int:

@@ -18,7 +18,8 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         description=(
             "Plays Barbarian against Moon Elf on the simulated tray: simulated camera, settle "
             "detection, the dice reader, the rules engine, buttons and status LED on mock pins, and "
-            "every display frame written as a PNG into DIR. Prints the game as it goes."
+            "every display frame written as a PNG into DIR. The players spend statuses and play a card "
+            "in the damage window. Prints the game as it goes and leaves its record in DIR/game.dtr."
         ),
     )
     demo.add_argument("--out", metavar="DIR", default="demo-out", help="folder for the display frames (default: demo-out)")
@@ -49,7 +50,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     heroes = DEMO_HEROES if args.heroes is None else tuple(args.heroes)
     result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout, heroes=heroes)
     print(
-        f"\n{result.frames_shown} display frames and the transcript in {str(out)!r}; {result.camera_frames} camera frames, "
+        f"\n{result.frames_shown} display frames, the transcript and the game record in {str(out)!r}; {result.camera_frames} camera frames, "
         f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"
     )
     print(f"played in {result.seconds:.1f} s", file=sys.stderr)

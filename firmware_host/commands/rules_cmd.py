@@ -120,7 +120,7 @@ def _hero_json(hero: Any) -> dict[str, object]:
 
 def run_score(args: argparse.Namespace) -> int:
     from rules.dice import Roll
-    from rules.requirements import activations, check_offensive_roll
+    from rules.dicethrone.scoring import activations, check_offensive_roll
 
     hero = _hero(args.hero)
     roll = check_offensive_roll(Roll.from_faces(args.dice, hero))
@@ -142,7 +142,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def run_odds(args: argparse.Namespace) -> int:
     from rules.dice import Roll
-    from rules.odds import odds
+    from rules.dicethrone.odds import odds
 
     hero = _hero(args.hero)
     dice = None if args.dice is None else Roll.from_faces(args.dice, hero)

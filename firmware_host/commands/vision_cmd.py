@@ -43,8 +43,9 @@ def make_reader(profile: str | None) -> Any:
     if profile is None:
         return DiceReader()
     from calibration.profiles import load_profile
+    from calibration.tray import saved_tray_hint
 
-    return load_profile(profile).reader()
+    return load_profile(profile).reader(saved_tray_hint())
 
 
 def _with_symbols(reading: Any, hero: Any) -> Any:

@@ -5,9 +5,9 @@ per-hero requirement tables are built once and cached; the first benchmark measu
 them warm (what the tray does between roll attempts), the second the cold first call for a hero.
 """
 
-from rules import odds as odds_module
-from rules.heroes import load_hero
-from rules.odds import odds
+from rules.dicethrone import odds as odds_module
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.odds import odds
 
 
 def test_bench_all_abilities_empty_roll_three_attempts(benchmark):

@@ -25,7 +25,7 @@ from firmware_host.service import TrayService
 from hardware.camera import SimPhase, SimulatedTraySource
 from hardware.display import DummyDisplay
 from hardware.lights import StatusLight
-from rules.game import Game
+from rules.dicethrone.game import Game
 from vision.reader import DiceReader
 from vision.settle import SettleDetector
 

@@ -16,7 +16,7 @@ from calibration.profiles import save_profile
 from calibration.tray import calibrate_tray, find_markers, load_tray_profile, save_tray_profile
 from firmware_host.cli import main
 from hardware.sim import Background, DieDesign, DieStyle, FaceArt, FaceKind, Lighting, Optics, random_scene, render_tray
-from rules.heroes import load_hero
+from rules.dicethrone.heroes import load_hero
 from vision.profile_reader import BodyDetector, TrayHint
 from vision.types import DieStatus
 

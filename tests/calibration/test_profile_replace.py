@@ -62,7 +62,7 @@ def test_a_new_profile_that_does_not_load_keeps_the_old_one() -> None:
     folder = save_profile(small_profile(100))
     manifest = {"format": "dicetray-die-profile", "version": 1, "kind": "die", "name": "tiny", "faces": []}
     with pytest.raises(ProfileError, match="does not load, the old one is kept"):
-        write_profile_folder(folder, manifest, lambda staging: None, overwrite=True)
+        write_profile_folder(folder, manifest, lambda staging: None, overwrite=True, loads=load_profile)
     assert load_profile("tiny").exemplar_count() == 6
     assert sorted(p.name for p in profiles_directory().iterdir()) == ["tiny"]
 

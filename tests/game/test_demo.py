@@ -29,7 +29,7 @@ def test_the_demo_plays_a_whole_game_and_writes_every_display_frame(
         assert words in transcript, words
     frames = sorted(out.glob("frame_*.png"))
     assert len(frames) >= 30
-    assert f"{len(frames)} display frames and the transcript in" in transcript
+    assert f"{len(frames)} display frames, the transcript and the game record in" in transcript
     assert (out / "transcript.txt").read_text(encoding="utf-8") in transcript  # the same lines, kept
     for path in (frames[0], frames[len(frames) // 2], frames[-1]):
         with Image.open(path) as image:
@@ -143,3 +143,17 @@ def test_the_demo_drives_the_status_led_and_buttons_through_gpiozero_mock_pins(t
     next_button = table.pins.pin(5)
     assert sum(not s.state for s in next_button.states) >= 5  # pressed (pulled low) again and again
     assert next_button.state  # released
+
+
+def test_the_demo_spends_a_status_plays_a_card_and_leaves_a_record_that_replays(tmp_path: Path) -> None:
+    from rules.records import GameRecord, replay
+
+    result = run_demo(tmp_path, seed=1)
+    text = "\n".join(result.transcript)
+    assert "spends Evasive" in text and "plays a card (+2 dmg)" in text
+    assert "gain Evasive" in text and "inflict Blinded" in text
+    assert "Barbarian rolls 2 for Blinded: the ability has no effect" in text  # Overpower came to nothing
+    record = GameRecord.from_text((tmp_path / "game.dtr").read_text(encoding="utf-8"))
+    state = replay(record).to_json()
+    assert [p["statuses"] for p in state["players"]] == [{}, {"Evasive": 1}]
+    assert (state["players"][0]["health"], state["players"][1]["health"]) == (40, 41)

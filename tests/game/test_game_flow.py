@@ -14,7 +14,7 @@ from firmware_host.transcript import FlowEvent, FlowEventKind, Transcript
 from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
 from hardware.screens import ScreenState, render_screen
-from rules.game import Game, GameMode, Phase
+from rules.dicethrone.game import Game, GameMode, Phase
 from vision.types import DieReading, DieStatus, FrameReading
 
 NEXT, SELECT, BACK = ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.BACK
@@ -100,10 +100,12 @@ def test_a_whole_1v1_turn_from_main_phase_to_the_next_players_income() -> None:
     assert flow.screen().title == "Defense Bo"
 
     flow.on_reading(reading(4, 4, 1, 2, 3))  # two feet: Elusive Step prevents half of 6
-    assert flow.step is Step.DAMAGE
-    assert game.health(1) == 47 and game.health(0) == 50
+    # The damage window: nothing is applied yet; the screen shows what it would be now.
+    assert flow.step is Step.DAMAGE and game.health(1) == 50
+    assert "Now: Smack: Bo takes 3 dmg" in flow.screen().lines
 
-    flow.on_button(NEXT)
+    flow.on_button(NEXT)  # apply the damage
+    assert game.health(1) == 47 and game.health(0) == 50
     assert game.phase is Phase.MAIN_2
     press(flow, NEXT, NEXT)  # Main Phase (2), Discard Phase
     assert game.active_player.name == "Bo" and game.phase is Phase.INCOME
@@ -192,10 +194,11 @@ def test_a_misread_defensive_die_is_corrected_and_the_damage_recomputed() -> Non
     flow.on_reading(reading(1, 1, 1, 1, 4))
     flow.on_button(NEXT)  # Smack II, 6 dmg
     flow.on_reading(reading(4, 1, 1, 2, 3))  # one foot: no prevention
-    assert flow.game.health(1) == 44
+    assert "Now: Smack: Player 2 takes 6 dmg" in flow.screen().lines
     select(flow, OptionKind.FIX, index=1)
     press(flow, NEXT, SELECT, SELECT, SELECT, NEXT)  # 1 -> 4: two feet
     assert flow.step is Step.DAMAGE
+    flow.on_button(NEXT)
     assert flow.game.health(1) == 47
 
 
@@ -282,6 +285,8 @@ def test_an_undefendable_attack_goes_straight_to_damage() -> None:
     flow.on_reading(reading(6, 6, 6, 6, 1))  # four strength: Crit Bash, undefendable
     select(flow, OptionKind.ACTIVATE, "Crit Bash")
     flow.on_button(NEXT)
+    assert flow.step is Step.DAMAGE and flow.game.health(1) == 50  # no defense, but a window
+    flow.on_button(NEXT)
     assert flow.game.phase is Phase.MAIN_2
     assert flow.game.health(1) == 45
     assert "Crit Bash: Player 2 takes 5 dmg" in transcript.text()
@@ -360,6 +365,8 @@ def test_the_game_ends_when_a_hero_is_defeated() -> None:
     to_offense(flow)
     flow.on_reading(reading(6, 6, 6, 6, 6))  # Rage!: ultimate, no defense
     select(flow, OptionKind.ACTIVATE, "Rage!")
+    flow.on_button(NEXT)
+    assert flow.step is Step.DAMAGE
     events = flow.on_button(NEXT)
     assert flow.is_over and flow.status() is TrayStatus.WAITING_FOR_INPUT
     assert flow.outcome == "Ana (Barbarian) wins"
@@ -367,7 +374,7 @@ def test_the_game_ends_when_a_hero_is_defeated() -> None:
     assert flow.screen().title == "Game over" and flow.screen().prompt == "NEXT: new game"
     assert flow.on_reading(reading(1, 2, 3, 4, 5)) == []
     flow.on_button(BACK)  # even the last blow can be taken back
-    assert not flow.is_over and flow.game.health(1) == 5
+    assert not flow.is_over and flow.game.health(1) == 5 and flow.step is Step.DAMAGE
     flow.on_button(NEXT)  # Rage! again
     assert flow.is_over
 
@@ -379,7 +386,7 @@ def test_after_the_end_next_starts_a_new_game_with_the_next_seat_first() -> None
     to_offense(flow)
     flow.on_reading(reading(6, 6, 6, 6, 6))
     select(flow, OptionKind.ACTIVATE, "Rage!")
-    flow.on_button(NEXT)
+    press(flow, NEXT, NEXT)
     events = flow.on_button(NEXT)
     assert events[0].kind is FlowEventKind.NEW_GAME
     assert flow.game is not game and not flow.is_over
@@ -401,7 +408,9 @@ def test_a_defense_with_two_roll_attempts_takes_a_second_roll_until_accepted() -
     refused = flow.on_reading(reading(2, 5, 6))  # two dice changed: not allowed
     assert "rerolls at most 1 die" in refused[-1].text and flow.game.defense_attempts_left == 1
     flow.on_reading(reading(1, 4, 4))
-    assert flow.step is Step.DAMAGE and flow.game.exchange is not None
+    assert flow.step is Step.DAMAGE and flow.game.exchange is None
+    flow.on_button(NEXT)
+    assert flow.game.exchange is not None
     assert flow.game.defense_roll is not None and flow.game.defense_roll.notation() == "1 4 4"
 
 
@@ -413,7 +422,9 @@ def test_accepting_the_first_defensive_roll_resolves_it() -> None:
     flow.on_reading(reading(1, 4, 6))
     assert flow.selected is not None and flow.selected.kind is OptionKind.ACCEPT
     flow.on_button(NEXT)
-    assert flow.step is Step.DAMAGE and flow.game.health(1) == 44
+    assert flow.step is Step.DAMAGE
+    flow.on_button(NEXT)
+    assert flow.game.health(1) == 44
 
 
 def test_a_turn_limit_ends_the_game_with_the_leader_named() -> None:
@@ -421,7 +432,7 @@ def test_a_turn_limit_ends_the_game_with_the_leader_named() -> None:
     to_offense(flow)
     flow.on_reading(reading(6, 6, 6, 6, 1))
     select(flow, OptionKind.ACTIVATE, "Crit Bash")
-    press(flow, NEXT, NEXT, NEXT)
+    press(flow, NEXT, NEXT, NEXT, NEXT)  # activate, apply the damage, Main Phase (2), Discard
     assert flow.is_over
     assert flow.outcome == "Turn limit: Ana (Barbarian) leads with 50 HP"
     assert transcript.lines[-1].startswith("Game over after 1 turns")
@@ -642,7 +653,8 @@ def test_a_defended_attack_that_defeats_the_defender_ends_the_game() -> None:
     to_offense(flow)
     flow.on_reading(reading(1, 1, 1, 1, 4))
     flow.on_button(NEXT)  # Smack II, 6 dmg, defendable
-    events = flow.on_reading(reading(1, 1, 2, 3, 6))  # no feet: nothing prevented
+    flow.on_reading(reading(1, 1, 2, 3, 6))  # no feet: nothing prevented
+    events = flow.on_button(NEXT)
     assert flow.is_over and flow.outcome == "Ana (Barbarian) wins"
     assert [e.kind for e in events][-2:] == [FlowEventKind.DAMAGE, FlowEventKind.GAME_OVER]
     assert flow.game.health(1) == 0

@@ -204,7 +204,7 @@ def test_pip_face_crop_has_the_right_number_of_pips() -> None:
 
 
 def test_hero_dice_from_rules_symbols() -> None:
-    from rules.heroes import all_heroes
+    from rules.dicethrone.heroes import all_heroes
 
     for hero in all_heroes():
         design = DieDesign.from_symbols(hero.id, list(hero.faces))

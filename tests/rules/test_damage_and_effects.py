@@ -2,11 +2,11 @@ from fractions import Fraction
 
 import pytest
 
-from rules.damage import DamageType, Portion, final_damage_total
-from rules.effects import Effect, resolve_defense, resolve_offense
+from rules.dicethrone.damage import DamageType, Portion, final_damage_total
+from rules.dicethrone.effects import Effect, resolve_defense, resolve_offense
 from rules.errors import IllegalActionError, InvalidRollError
-from rules.heroes import load_hero
-from rules.requirements import activations
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.scoring import activations
 
 
 def test_rulebook_example_doctor_strange_vs_black_widow():
@@ -65,8 +65,7 @@ def test_multiplication_counts_every_die():
 def test_on_symbol_applies_once():
     thief = load_hero("shadow-thief")
     effect = resolve_offense(thief, thief.ability("Cornucopia"), thief.roll("5 5 6 6 1"))
-    assert effect.statuses.count("draw 1 card") == 2
-    assert effect.statuses.count("opponent discards 1 card at random") == 1
+    assert (effect.draw, effect.opponent_discard) == (2, 1)
 
 
 def test_roll_n_dice_sum_and_half():

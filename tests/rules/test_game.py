@@ -1,8 +1,8 @@
 import pytest
 
-from rules.damage import Portion
+from rules.dicethrone.damage import Portion
 from rules.errors import IllegalActionError, InvalidRollError
-from rules.game import MAX_CP, Game, GameMode, Phase, TargetRule
+from rules.dicethrone.game import MAX_CP, Game, GameMode, Phase, TargetRule
 
 
 def to_phase(game, phase):
@@ -118,10 +118,10 @@ def test_ultimate_damage_cannot_be_reduced():
     game = to_phase(Game.new(["barbarian", "paladin"]), Phase.OFFENSIVE_ROLL)
     game.record_offensive_roll("6 6 6 6 6")
     game.select_ability("Rage!")
-    game.modify_damage(-3)
     with pytest.raises(IllegalActionError, match="ultimate damage cannot be reduced"):
-        game.resolve()
-    game.undo()
+        game.modify_damage(-3)
+    with pytest.raises(IllegalActionError, match="ultimate damage cannot be reduced"):
+        game.add_portion(Portion.prevent_half())
     game.modify_damage(+2)
     assert game.resolve().damage.total == 17
 

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.errors import RulesError
-from rules.game import HEAL_ABOVE_START, MAX_CP, Game, Phase
+from rules.dicethrone.game import HEAL_ABOVE_START, MAX_CP, Game, Phase
 
 ROLLS = ["1 2 3 4 5", "6 6 6 6 6", "1 1 2 6 6", "4 4 5 1 1", "1 2 3 4 1", "3 3 3 6 5", "2 2 2 2 2"]
 DEFENSES = ["1 3 5", "6 6 6", "4 4 5 5 1", "1 1 1 1", "6 1", "2 2 2", "4 5 6 1 2"]

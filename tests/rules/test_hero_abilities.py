@@ -6,8 +6,8 @@ a file's requirement or faces shows up here.
 
 import pytest
 
-from rules.heroes import load_hero
-from rules.requirements import activations
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.scoring import activations
 
 # hero id -> [(ability, tier, meets, barely misses)]
 TABLE = {

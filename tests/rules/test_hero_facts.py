@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.heroes import load_hero
-from rules.requirements import Requirement, RequirementKind
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.requirements import Requirement, RequirementKind
 
 FACTS = Path(__file__).resolve().parents[3] / "shared" / "reference" / "heroes-facts.json"
 pytestmark = pytest.mark.skipif(not FACTS.is_file(), reason="reference facts not next to the repository")

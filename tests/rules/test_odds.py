@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from rules.dice import Roll
 from rules.errors import InvalidRollError, UnknownAbilityError
-from rules.heroes import load_hero
-from rules.odds import odds, requirement_odds
-from rules.requirements import Requirement
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.odds import odds, requirement_odds
+from rules.dicethrone.requirements import Requirement
 
 BARBARIAN = load_hero("barbarian")
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.dice import Roll
-from rules.heroes import load_hero
-from rules.requirements import Requirement, RequirementKind
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.requirements import Requirement, RequirementKind
 
 ALL_ROLLS = list(itertools.product(range(1, 7), repeat=5))
 HERO = load_hero("barbarian")

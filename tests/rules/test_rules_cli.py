@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from firmware_host.cli import main
-from rules.heroes import HEROES_DIRECTORY
+from rules.dicethrone.heroes import HEROES_DIRECTORY
 
 
 def run(capsys, *argv):

@@ -20,7 +20,7 @@ from hardware.display import DummyDisplay
 from hardware.errors import CameraUnavailable
 from hardware.lights import StatusLight
 from hardware.sim import Background, Lighting, random_scene, render_tray
-from rules.game import Game
+from rules.dicethrone.game import Game
 from vision.reader import DiceReader
 from vision.settle import SettleDetector
 

@@ -244,7 +244,7 @@ def test_the_live_view_gets_frames_readings_and_the_game_state(make_service, rep
 def test_a_game_error_on_a_press_is_logged_and_the_tray_plays_on(make_service, replay_scenes: Path, caplog) -> None:
     from firmware_host.game_flow import GameFlow
     from rules.errors import IllegalActionError
-    from rules.game import Game
+    from rules.dicethrone.game import Game
 
     class Refusing(GameFlow):
         def on_button(self, event):

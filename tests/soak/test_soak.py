@@ -24,7 +24,7 @@ from hardware.buttons import ButtonEvent, SimulatedButtons
 from hardware.camera import SimPhase, SimulatedTraySource
 from hardware.display import DummyDisplay
 from hardware.lights import StatusLight
-from rules.game import Game
+from rules.dicethrone.game import Game
 from vision.reader import DiceReader
 
 FPS = 30.0

@@ -12,17 +12,18 @@ from __future__ import annotations
 import re
 import stat
 import tomllib
+from fractions import Fraction
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from rules.abilities import Ability, AbilityKind, Conflict, Tier
-from rules.damage import DamageType, UnknownDamageTypeError
+from rules.dicethrone.abilities import Ability, AbilityKind, Conflict, Tier
+from rules.dicethrone.damage import DamageType, UnknownDamageTypeError
 from rules.dice import FACES, Face, Roll
-from rules.effects import EFFECT_KEYS, BonusRoll, Condition, DiceEffects, Effect, effect_from_table
+from rules.dicethrone.effects import EFFECT_KEYS, BonusRoll, Condition, DiceEffects, Effect, effect_from_table
 from rules.errors import HeroDataError, InvalidRollError, UnknownAbilityError, UnknownHeroError
-from rules.requirements import Requirement, RequirementKind
+from rules.dicethrone.requirements import Requirement, RequirementKind
 
 HEROES_DIRECTORY = Path(__file__).resolve().parent
 """Where the bundled hero files live."""
@@ -229,7 +230,7 @@ _HERO_KEYS = {
 _ABILITY_KEYS = {
     "name", "kind", "aliases", "requirement", "tiers", "damage_type", "effect", "per_symbol",
     "on_symbol", "conditions", "bonus_roll", "dice", "roll_attempts", "reroll_die_limit",
-    "conflicts", "notes", "source", "status", "variable_damage", *EFFECT_KEYS,
+    "conflicts", "notes", "source", "status", "variable_damage", "cp_damage", *EFFECT_KEYS,
 }
 _TIER_KEYS = {"requirement", "effect", "status", *EFFECT_KEYS}
 _BONUS_KEYS = {"dice", "sum_damage", "half_value_damage", "per_symbol", "on_symbol", "conditions"}
@@ -468,6 +469,7 @@ def hero_from_dict(data: Mapping[str, object], where: str = "<hero>") -> Hero:
                 bonus_roll=bonus,
                 base_effect=base_effect,
                 variable_damage=check.text(table.get("variable_damage", ""), f"{label}.variable_damage", empty=True),
+                cp_damage=_fraction(check, table.get("cp_damage"), f"{label}.cp_damage"),
                 defense_dice=defense_dice,
                 roll_attempts=roll_attempts,
                 reroll_die_limit=reroll_limit,
@@ -496,10 +498,24 @@ def hero_from_dict(data: Mapping[str, object], where: str = "<hero>") -> Hero:
     )
 
 
+def _fraction(check: _Checker, value: object, key: str) -> Fraction | None:
+    """``"1/2"`` or ``"1"``: a share of the acting player's CP dealt as damage."""
+    if value is None:
+        return None
+    text = check.text(value, key)
+    try:
+        share = Fraction(text)
+    except ValueError:
+        raise check.fail(key, f"expected a fraction such as '1/2' or '1', got {text!r}") from None
+    if share <= 0:
+        raise check.fail(key, f"expected a share above 0, got {text!r}")
+    return share
+
+
 def _has_damage(ability: Ability) -> bool:
-    effects = [t.effect for t in ability.tiers] + [ability.base_effect] + [e for _, e in ability.dice_effects.per_symbol]
-    effects += [e for _, e in ability.dice_effects.on_symbol] + [c.effect for c in ability.dice_effects.conditions]
-    return (ability.bonus_roll is not None and ability.bonus_roll.deals_damage) or bool(ability.variable_damage) or any(e.damage or e.collateral for e in effects)
+    if (ability.bonus_roll is not None and ability.bonus_roll.deals_damage) or ability.variable_damage:
+        return True
+    return any(e.damage or e.collateral for e in ability.all_effects())
 
 
 __all__ = ["HEROES_DIRECTORY", "Hero", "all_heroes", "hero_from_dict", "load_hero", "load_hero_file"]

@@ -1,0 +1,211 @@
+"""Presenters: what the OLED shows and the status LED says, from the table flow's view.
+
+The Dice Throne table flow (:class:`firmware_host.game_flow.GameFlow`) decides the game and emits
+:class:`~firmware_host.transcript.FlowEvent` values; it draws nothing. A presenter turns a
+:class:`~firmware_host.game_flow.FlowView` (a value) into a picture: :func:`oled_screen` into a
+:class:`hardware.screens.ScreenState`, :func:`led_status` into a :class:`hardware.lights.TrayStatus`.
+:class:`Presenters` subscribes both to the flow's event stream and shows what changed, so the
+outputs need no hand-wired branches.
+
+>>> from firmware_host.game_flow import GameFlow
+>>> from rules.dicethrone.game import Game
+>>> view = GameFlow(Game.new(["barbarian", "moon-elf"])).view()
+>>> oled_screen(view).title, led_status(view).value
+('Main 1 Player 1', 'waiting_for_input')
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hardware.lights import TrayStatus
+from hardware.screens import DieCell, PlayerStatus, ScreenState
+from rules.dicethrone.game import Phase
+from rules.dicethrone.heroes import Hero
+from vision.types import DieReading
+
+if TYPE_CHECKING:
+    from firmware_host.game_flow import FlowView, GameFlow
+
+_PHASE_NAMES = {
+    Phase.UPKEEP: "Upkeep", Phase.INCOME: "Income", Phase.MAIN_1: "Main 1",
+    Phase.OFFENSIVE_ROLL: "Offense", Phase.TARGETING_ROLL: "Target",
+    Phase.DEFENSIVE_ROLL: "Defense", Phase.MAIN_2: "Main 2", Phase.DISCARD: "Discard",
+}  # fmt: skip
+
+_PROMPTS = {
+    "over": "NEXT: new game",
+    "roll": "Roll; NEXT: key in",
+    "reroll": "Reroll or NEXT: set",
+    "correct": "SEL value  NEXT ok",
+    "cost": "SEL cost  NEXT pay",
+    "amount": "SEL dmg  NEXT play",
+    "spend-die": "SEL die  NEXT spend",
+    "damage": "SEL act  NEXT apply",
+    "health": "SEL change  NEXT set",
+}
+
+
+def short(name: str, width: int = 8) -> str:
+    """A name cut to ``width`` characters for the small screen."""
+    return name if len(name) <= width else name[: width - 1] + "."
+
+
+def symbol_codes(hero: Hero) -> dict[str, str]:
+    """The shortest upper-case prefix telling each of the hero's symbols apart (SW, ST, H)."""
+    symbols = sorted(set(hero.symbol_for(face) for face in range(1, 7)))
+    codes: dict[str, str] = {}
+    for symbol in symbols:
+        for size in range(1, len(symbol) + 1):
+            prefix = symbol[:size]
+            if not any(other != symbol and other.startswith(prefix) for other in symbols):
+                codes[symbol] = prefix.upper()
+                break
+        else:
+            codes[symbol] = symbol.upper()
+    return codes
+
+
+def face_label(view: FlowView, value: int) -> str:
+    """A die's value with its symbol (``3 sword``); the targeting die is a plain number."""
+    if view.roll_kind.value in ("targeting", "status"):
+        return str(value)
+    return f"{value} {view.dice_hero.symbol_for(value)}"
+
+
+def led_status(view: FlowView) -> TrayStatus:
+    """The status LED's state."""
+    step = view.step.value
+    if view.rolling:
+        return TrayStatus.ROLLING
+    if step in ("reroll", "correct"):
+        return TrayStatus.REROLL_DIE
+    if step == "choose" and view.roll_kind.value == "offense":
+        if any(o.kind.value == "activate" for o in view.options):
+            return TrayStatus.ABILITY_READY
+        return TrayStatus.NO_ABILITY
+    return TrayStatus.WAITING_FOR_INPUT
+
+
+def oled_screen(view: FlowView) -> ScreenState:
+    """What the OLED shows: title, players, dice, a few lines with the highlighted choice, prompt."""
+    g = view.game
+    step = view.step.value
+    attempt: tuple[int, int] | None = None
+    if g.phase is Phase.OFFENSIVE_ROLL and step != "over":
+        shown = g.offensive_attempts + (1 if view.wants_dice and step == "roll" else 0)
+        limit = g.offensive_attempt_limit  # 3, or 2 when Entangled
+        attempt = (min(max(shown, 1), limit), limit)
+    players = tuple(PlayerStatus(short(p.name, 7), g.health(p), p.cp, active=p.index == g.active) for p in g.players)
+    keep = set(view.keep)
+    dice = tuple(_cell(view, i, d, i in keep) for i, d in enumerate(view.dice))
+    body = 3 if view.dice else 5  # small-font lines between the dice row (when shown) and the prompt
+    lines = ([view.message] if view.message else []) + list(view.lines)
+    selected: int | None = None
+    if step == "correct" and view.fixing is not None:
+        lines = [f"Die {view.fixing + 1}: {face_label(view, view.fix_value)}"]
+    elif step == "cost":
+        payer = g.active_player if view.card_player is None else g.players[view.card_player]
+        lines = [f"Card cost: {view.cost} CP", f"{short(payer.name, 8)}: {payer.cp} CP to spend"]
+    elif step == "amount":
+        lines = [f"Card: {'+' if view.card_effect == 'add' else '-'}{view.amount} dmg", f"for {view.cost} CP"]
+    elif step == "spend-die" and view.spending is not None:
+        lines = [f"{view.spending[1]}: roll 1 die", f"Die shows {view.amount}"]
+    elif step == "health" and view.adjusting is not None:
+        player = g.players[view.adjusting]
+        now = g.health(player)
+        lines = [f"{player.name}: {now} HP", f"Change {view.change:+d}: {max(0, now + view.change)} HP"]
+    elif view.options:
+        # The message and the explanation, then a window of the choices that always shows the
+        # highlighted one.
+        lines = lines[: body - 1]
+        room = body - len(lines)
+        start = min(view.selected, max(0, len(view.options) - room))
+        window = view.options[start : start + room]
+        selected = len(lines) + view.selected - start
+        lines += [option.label for option in window]
+    return ScreenState(
+        title=_title(view),
+        attempt=attempt,
+        players=players,
+        dice=dice,
+        die_cursor=view.fixing if step == "correct" else None,
+        lines=tuple(lines[:body]),
+        selected=selected,
+        dense=True,
+        prompt=_prompt(view),
+    )
+
+
+def _cell(view: FlowView, index: int, die: DieReading, keep: bool) -> DieCell:
+    if view.step.value == "correct" and index == view.fixing:
+        return DieCell(_code(view, view.fix_value), keep=keep)
+    if not die.ok or die.value is None:
+        return DieCell.unknown()
+    return DieCell(_code(view, die.value), keep=keep)
+
+
+def _code(view: FlowView, value: int) -> str:
+    """A die on the display: its number and the first letter of its symbol (``3S``)."""
+    if view.roll_kind.value in ("targeting", "status"):
+        return str(value)
+    hero = view.dice_hero
+    return f"{value}{symbol_codes(hero)[hero.symbol_for(value)]}"
+
+
+def _title(view: FlowView) -> str:
+    g = view.game
+    if view.step.value == "over":
+        return "Game over"
+    who = g.defender if g.phase is Phase.DEFENSIVE_ROLL and g.defender is not None else g.active_player
+    # The title line holds about 20 characters, 16 beside the attempt counter.
+    room = (16 if g.phase is Phase.OFFENSIVE_ROLL else 20) - len(_PHASE_NAMES[g.phase]) - 1
+    return f"{_PHASE_NAMES[g.phase]} {short(who.name, room)}"
+
+
+def _prompt(view: FlowView) -> str:
+    step = view.step.value
+    if step in _PROMPTS:
+        return _PROMPTS[step]
+    if step == "choose" and view.wants_dice:
+        return "Roll again or NEXT"
+    return "SEL choose  NEXT ok"
+
+
+class Screen(Protocol):
+    def show(self, image: Any) -> None: ...
+
+
+class Light(Protocol):
+    def show(self, status: TrayStatus) -> None: ...
+
+
+class Presenters:
+    """Subscribes the OLED and the LED to a flow's event stream: after each event (and on
+    :meth:`refresh`) what changed is shown. Use as the flow's ``on_event``, or call it yourself."""
+
+    def __init__(self, flow: GameFlow | None = None, *, display: Screen | None = None, light: Light | None = None) -> None:
+        self.flow = flow
+        self.display = display
+        self.light = light
+        self.shown_screen: ScreenState | None = None
+        self.shown_status: TrayStatus | None = None
+
+    def __call__(self, event: object) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.flow is None:
+            return
+        from hardware.screens import render_screen
+
+        view = self.flow.view()
+        screen, status = oled_screen(view), led_status(view)
+        if screen != self.shown_screen:
+            if self.display is not None:
+                self.display.show(render_screen(screen))
+            self.shown_screen = screen
+        if status != self.shown_status:
+            if self.light is not None:
+                self.light.show(status)
+            self.shown_status = status

@@ -1,0 +1,47 @@
+"""The presenters: the OLED screen and the status LED come from the flow's view, and a subscriber
+to the flow's event stream shows what changed (a real capture display and gpiozero mock pins)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from firmware_host.game_flow import GameFlow, Step
+from firmware_host.presenters import Presenters, led_status, oled_screen, symbol_codes
+from hardware.display import CaptureDisplay
+from hardware.lights import StatusLight, TrayStatus
+from rules.dicethrone.game import Game
+from rules.dicethrone.heroes import load_hero
+
+from tests.game.test_game_flow import reading, to_offense
+
+
+def test_the_screen_is_a_function_of_the_view() -> None:
+    flow = GameFlow(Game.new(["barbarian", "moon-elf"], names=["Ana", "Bo"]))
+    view = flow.view()
+    screen = oled_screen(view)
+    assert screen == flow.screen()
+    assert screen.title == "Main 1 Ana" and [p.name for p in screen.players] == ["Ana", "Bo"]
+    assert led_status(view) is TrayStatus.WAITING_FOR_INPUT
+
+
+def test_symbol_codes_tell_the_symbols_apart() -> None:
+    assert symbol_codes(load_hero("barbarian")) == {"heart": "H", "strength": "ST", "sword": "SW"}
+
+
+def test_the_presenters_follow_the_event_stream(tmp_path: Path) -> None:
+    display = CaptureDisplay(tmp_path)
+    light = StatusLight(pin_factory=MockFactory(pin_class=MockPWMPin))
+    presenters = Presenters(display=display, light=light)
+    flow = GameFlow(Game.new(["barbarian", "moon-elf"]), on_event=presenters)
+    presenters.flow = flow
+    presenters.refresh()
+    first = display.frames_written
+    to_offense(flow)
+    assert display.frames_written > first
+    flow.on_reading(reading(1, 2, 3, 4, 1))
+    assert flow.step is Step.CHOOSE and presenters.shown_status is TrayStatus.ABILITY_READY
+    assert presenters.shown_screen == flow.screen()
+    light.close()
+    display.close()
