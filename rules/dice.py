@@ -53,6 +53,18 @@ _NUMBER = re.compile(r"[+-]?[0-9]+\Z")
 """A face number as typed: ASCII digits only (``str.isdigit`` also takes '²', '①' and other scripts)."""
 
 
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,30}\Z")
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number if it is one in ASCII digits (at most 30 of them), else None.
+
+    For every number a player or a record types: ``str.isdigit`` also takes '²' and '①', which
+    ``int()`` refuses, and ``int()`` refuses numbers of 4,300 digits and more.
+    """
+    return int(text) if _WHOLE_NUMBER.match(text) else None
+
+
 def _parse_token(token: str) -> Face:
     if _NUMBER.match(token):
         # A long number is no face: say so without converting it (int() refuses 4,300+ digits).

@@ -108,8 +108,10 @@ class GameType:
     title: str
     new: Callable[..., TableGame]
     """``new(heroes_or_players, **setup) -> TableGame``."""
-    from_tags: Callable[[Mapping[str, str]], TableGame]
-    """A new game set up from a record's tags (:mod:`rules.records`)."""
+    from_tags: Callable[..., TableGame]
+    """``from_tags(tags, search=folders) -> TableGame``: a new game set up from a record's tags
+    (:mod:`rules.records`); ``search`` names folders of custom pieces (Dice Throne: hero files)
+    looked at before the bundled ones."""
     aliases: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:

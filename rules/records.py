@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rules.errors import RulesError
 from rules.games import Action, InvalidActionError, TableGame, find_game
@@ -83,14 +84,15 @@ class GameRecord:
         return self.notation()
 
 
-def replay(record: GameRecord, *, upto: int | None = None) -> TableGame:
+def replay(record: GameRecord, *, upto: int | None = None, search: Sequence[Path] = ()) -> TableGame:
     """Sets the game up from the record's tags and plays every action (the first ``upto`` of them).
+    ``search``: folders of custom pieces (custom hero files) the record's tags may name.
 
     :raises RecordError: naming the source, the line and the action the rules refuse, with the rule.
     """
     game_name = record.tag("Game") or ""
     try:
-        game = find_game(game_name).from_tags(dict(record.tags))
+        game = find_game(game_name).from_tags(dict(record.tags), search=search)
     except RulesError as error:
         raise RecordError(f"{record.source}: cannot set the game up: {error}") from None
     for number, action in record.actions[:upto]:

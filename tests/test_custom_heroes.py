@@ -68,3 +68,10 @@ def test_an_unknown_demo_hero_is_one_line_and_exit_2(tmp_path: Path, capsys: pyt
     assert main(["demo", "--heroes", "nobody", "moon-elf", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'nobody'" in err
+
+
+def test_a_record_of_a_game_it_played_replays(gunslinger: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "game.dtr"
+    record.write_text('[Game "dicethrone"]\n[P1 "gunslinger Ana"]\n[P2 "moon-elf Ben"]\nadvance\n', encoding="utf-8")
+    assert main(["replay", str(record), "--json"]) == 0, capsys.readouterr().err
+    assert '"hero": "gunslinger"' in capsys.readouterr().out

@@ -41,14 +41,14 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    from firmware_host.heroes import hero_folders
     from rules.records import GameRecord, replay
 
+    from vision.datafile import read_text_file
+
     path = Path(args.file)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read the record {str(path)!r}: {getattr(error, 'strerror', None) or error}") from None
-    game = replay(GameRecord.from_text(text, str(path)))
+    text = read_text_file(path, UsageError, "the record")  # a regular file of bounded size: a FIFO never blocks
+    game = replay(GameRecord.from_text(text, str(path)), search=hero_folders())  # custom heroes too
     state = game.to_json()
     if args.json:
         print(json.dumps(state, indent=2))

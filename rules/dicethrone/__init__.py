@@ -7,6 +7,7 @@ Registered with :func:`rules.games.find_game` as ``"dicethrone"``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from rules.games import GameType, TableGame, register_game
 
@@ -19,10 +20,10 @@ def _new_game(
     return Game.new(heroes, mode=mode, start_player=start_player, names=names)
 
 
-def _from_tags(tags: Mapping[str, str]) -> TableGame:
+def _from_tags(tags: Mapping[str, str], search: Sequence[Path] = ()) -> TableGame:
     from rules.dicethrone.game import Game
 
-    return Game.from_tags(tags)
+    return Game.from_tags(tags, search=search)
 
 
 register_game(

