@@ -27,6 +27,7 @@ _VERB = re.compile(r"[a-z][a-z0-9-]*\Z")
 BUILTIN_GAMES: Mapping[str, str] = {
     "dicethrone": "rules.dicethrone",
     "battledice": "rules.battledice",
+    "dicemasters": "rules.dicemasters",
 }
 """Game name -> the package that registers it (imported the first time the game is asked for)."""
 

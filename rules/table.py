@@ -49,6 +49,7 @@ class SnapshotGame(Generic[StateT]):
         before = copy.deepcopy(self.state)
         log_length = len(self.log)
         try:
+            self.before_action(act)
             result = handler(self, act.args)
         except BaseException:
             self.state = before
@@ -58,6 +59,9 @@ class SnapshotGame(Generic[StateT]):
         del self._history[:-UNDO_STEPS]
         self._actions.append(act.notation())
         return result
+
+    def before_action(self, action: Action) -> None:
+        """Called before each action's handler, inside its snapshot (a game may move on a step)."""
 
     @property
     def can_undo(self) -> bool:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import enum
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from rules.datafiles import parse_toml, read_text, read_toml
 from rules.errors import RulesError
 
 PACKAGE_DIRECTORY = Path(__file__).resolve().parent
@@ -45,7 +45,7 @@ class UnknownFigureError(RulesError, LookupError):
 def battle_stats() -> tuple[str, ...]:
     """The battle stats in die-face order (``stats.toml``)."""
     path = PACKAGE_DIRECTORY / "stats.toml"
-    data = _read_toml(path)
+    data = read_toml(path, FigureDataError)
     stats = data.get("stats")
     if not isinstance(stats, list) or len(stats) != 6 or not all(isinstance(s, str) and _ID.match(s) for s in stats):
         raise FigureDataError(f"{path}: stats: expected six stat ids, one per die face")
@@ -85,7 +85,7 @@ class Power:
 def known_powers() -> Mapping[str, Power]:
     """Every power in ``powers.toml`` by name."""
     path = PACKAGE_DIRECTORY / "powers.toml"
-    table = _read_toml(path).get("powers", {})
+    table = read_toml(path, FigureDataError).get("powers", {})
     if not isinstance(table, dict):
         raise FigureDataError(f"{path}: powers: expected a table of powers")
     powers: dict[str, Power] = {}
@@ -176,9 +176,14 @@ def all_figures(directories: Sequence[Path] = ()) -> list[Figure]:
     return [_load_file(path) for _, path in sorted(found.items())]
 
 
-@lru_cache(maxsize=None)
 def _load_file(path: Path) -> Figure:
-    data = _read_toml(path)
+    # Cached by content, so a file edited while the tray runs is read again.
+    return _parse(path, read_text(path, FigureDataError))
+
+
+@lru_cache(maxsize=256)
+def _parse(path: Path, text: str) -> Figure:
+    data = parse_toml(path, text, FigureDataError)
     where = str(path)
 
     def fail(key: str, message: str) -> FigureDataError:
@@ -239,15 +244,6 @@ def _load_file(path: Path) -> Figure:
         notes=notes,
         path=path,
     )
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FigureDataError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise FigureDataError(f"{path}: not valid TOML: {error}") from None
 
 
 class TeamProblem(enum.Enum):

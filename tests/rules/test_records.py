@@ -119,5 +119,5 @@ def test_comments_and_escapes():
 
 def test_the_registry_finds_games_by_name():
     assert find_game("Dice Throne").name == "dicethrone"
-    with pytest.raises(UnknownGameError, match="games: battledice, dicethrone"):
+    with pytest.raises(UnknownGameError, match="games: battledice, dicemasters, dicethrone"):
         find_game("yahtzee")
