@@ -510,6 +510,48 @@ class Game(SnapshotGame[State]):
             else:
                 die.zone, die.face = (Zone.OUT if on_turn else Zone.USED), None
 
+    def payment_for(self, owner: int, cost: int, types: Sequence[str] = ()) -> list[tuple[str, int | None]] | None:
+        """A way to pay ``cost`` from the player's Reserve Pool with one energy of each type in
+        ``types``: typed energy first (spinning a die down rather than wasting it), generic dice
+        last (whole). None when the Reserve Pool cannot pay."""
+        pool = sorted(
+            (d for d in self.dice_in(owner, Zone.RESERVE) if d.face is not None and d.face.kind is FaceKind.ENERGY),
+            key=lambda d: (d.face.generic if d.face else True, d.face.energy if d.face else 0, d.id),
+        )
+        chosen: dict[str, int] = {}
+        left = cost
+
+        def take(die: Die) -> bool:
+            nonlocal left
+            assert die.face is not None
+            if die.face.generic:
+                chosen[die.id] = die.face.energy
+                left -= die.face.energy
+                return True
+            amount = min(die.face.energy, left)
+            if amount < die.face.energy and not any(
+                f.kind is FaceKind.ENERGY and f.energy_type == die.face.energy_type and f.energy == die.face.energy - amount
+                for f in self.cards[die.card].faces
+            ):
+                return False
+            chosen[die.id] = amount
+            left -= amount
+            return True
+
+        for energy_type in (t for t in types if t):
+            die = next((d for d in pool if d.id not in chosen and d.face and d.face.energy_type == energy_type), None)
+            if die is None or left <= 0 or not take(die):
+                return None
+        for die in pool:
+            if left <= 0:
+                break
+            if die.id not in chosen:
+                take(die)
+        if left > 0:
+            return None
+        whole = {d.id: d.face.energy for d in pool if d.face is not None}
+        return [(die_id, None if whole[die_id] == amount else amount) for die_id, amount in chosen.items()]
+
     # -- main step --------------------------------------------------------------------------
     def buy(self, owner: int, card_ids: Sequence[str], payment: Sequence[tuple[str, int | None]]) -> list[str]:
         """Buys one die of each card named (several at once to spend a generic die whole). The dice
