@@ -61,8 +61,7 @@ class BattleDiceFlow(ChoiceFlow):
             ]
         if phase is Phase.POWERS:
             actor = battle.actor
-            figure = s.figures[battle.figures[actor]]
-            powers = figure.active_powers(battle.stats[actor])
+            powers = self.game.usable_powers(actor)
             return [Choice(f"{names[actor]}: {p}", f"power P{actor + 1} {p}") for p in powers] + [
                 Choice(f"{names[actor]}: pass", f"pass P{actor + 1}")
             ]

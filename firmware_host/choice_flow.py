@@ -126,6 +126,7 @@ class ChoiceFlow:
     def play(self, action: str) -> bool:
         """Plays one table action; an illegal one is shown (with its rule) and changes nothing."""
         before = self._step()
+        logged = len(self.game.log)
         try:
             self.game.play(Action.from_notation(action))
         except RulesError as error:
@@ -134,7 +135,7 @@ class ChoiceFlow:
         self.message = ""
         self.selected = 0
         kind = FlowEventKind.ROLL if action.split()[0] in ("roll", "reroll", "tiebreak") else FlowEventKind.PROMPT
-        self._emit(kind, self.game.log[-1] if self.game.log else action, action=action)
+        self._emit(kind, "; ".join(self.game.log[logged:]) or action, action=action)
         if self.game.finished:
             self._emit(FlowEventKind.GAME_OVER, f"game over: {self.game.to_json()['winner']}")
         elif self._step() != before:

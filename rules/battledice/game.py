@@ -320,7 +320,8 @@ class Game(SnapshotGame[State]):
         if s.phase is Phase.MATCH_UP:
             return f"{names[s.chooser or 0]} chooses the match-up"
         battle = s.battle
-        assert battle is not None
+        if s.phase is Phase.UNLOAD or battle is None:
+            return "unload the dice left in the Battle Zone"
         if s.phase is Phase.REROLL:
             return "the battle dice tied: roll them again"
         if s.phase is Phase.BATTLE_STAT:
@@ -329,9 +330,7 @@ class Game(SnapshotGame[State]):
             return "open the battle dice"
         if s.phase is Phase.POWERS:
             return f"{names[battle.actor]}: powers, or pass"
-        if s.phase is Phase.CAPTURE:
-            return f"{names[battle.captures_left[0]]} captures a losing figure"
-        return "unload the dice left in the Battle Zone"
+        return f"{names[battle.captures_left[0]]} captures a losing figure"
 
     def to_json(self) -> dict[str, Any]:
         s = self.state
@@ -652,6 +651,24 @@ class Game(SnapshotGame[State]):
                 self.state.strike_powers.append((used.name, affected))
         self.note(f"{figure.name}: {used.name} ({used.text})")
         return used.text
+
+    def usable_powers(self, seat: int) -> list[str]:
+        """The seat's activated powers that can still do something in this battle: a power the tray
+        applies drops out once it affects its figure or player (each power affects them once)."""
+        s = self.state
+        battle = s.battle
+        if battle is None or seat not in battle.figures or seat not in battle.stats:
+            return []
+        usable = []
+        for name in s.figures[battle.figures[seat]].active_powers(battle.stats[seat]):
+            known = power(name)
+            targets = [
+                (known.name, f"figure {seat}" if target is Target.BATTLE_TOTAL else f"player {seat}")
+                for target, _ in known.effect
+            ]
+            if not targets or not all(t in battle.applied or t in s.strike_powers for t in targets):
+                usable.append(name)
+        return usable
 
     def adjust(self, seat: int, amount: int) -> None:
         """A change to a Battle Total from a power the table applies (one the tray shows as text)."""

@@ -404,3 +404,17 @@ def test_a_bad_figure_file_names_the_file_and_the_key(tmp_path: Path) -> None:
 def test_an_unknown_figure_lists_the_known_ones() -> None:
     with pytest.raises(UnknownFigureError, match="no figure 'hulk' .*wolverine"):
         load_figure("hulk")
+
+
+def test_every_step_of_the_worked_record_has_a_state_and_a_prompt() -> None:
+    record = worked_record()
+    for count in range(len(record.actions) + 1):
+        state = replay(record, upto=count).to_json()
+        assert state["prompt"]
+
+
+def test_a_power_that_affected_its_figure_is_no_longer_offered() -> None:
+    game = powers_step()
+    assert game.usable_powers(0) == ["Ranged Weapon"]
+    game.play("power P1 Ranged Weapon")
+    assert game.usable_powers(0) == []

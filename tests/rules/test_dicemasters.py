@@ -340,3 +340,10 @@ def test_the_example_game_plays_on_to_a_winner() -> None:
     game = replay(record(EXAMPLE_OF_PLAY))
     state = game.to_json()
     assert state["winner"] == "Patricia" and [p["life"] for p in state["players"]] == [7, 0]
+
+
+def test_every_step_of_the_records_has_a_state_and_a_prompt() -> None:
+    for path in (EXAMPLE_OF_PLAY, COMBAT):
+        rec = record(path)
+        for count in range(len(rec.actions) + 1):
+            assert replay(rec, upto=count).to_json()["prompt"]
