@@ -27,7 +27,9 @@ from hardware.buttons import ButtonEvent
 from hardware.sim.faces import DieDesign, DieStyle, FaceArt
 from hardware.sim.render import render_tray
 from hardware.sim.scene import Background, Camera, DiePose, TrayScene
+from rules.dicemasters.cards import Card
 from rules.records import GameRecord
+from vision.types import DieReading
 
 GAMES = ("battle-dice", "dice-masters")
 
@@ -297,22 +299,22 @@ class SeedGameDemo:
         return art.symbol or art.label
 
 
-def _nearest(dice: Sequence[object], box: tuple[int, int, int, int]) -> object | None:
+def _nearest(dice: Sequence[DieReading], box: tuple[int, int, int, int]) -> DieReading | None:
     cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
     best, best_d = None, 40.0
     for die in dice:
-        bx, by, bw, bh = die.box  # type: ignore[attr-defined]
+        bx, by, bw, bh = die.box
         d = ((bx + bw / 2 - cx) ** 2 + (by + bh / 2 - cy) ** 2) ** 0.5
         if d < best_d:
             best, best_d = die, d
     return best
 
 
-def _design(card: object) -> DieDesign:
+def _design(card: Card) -> DieDesign:
     """A Dice Masters die as the simulated tray draws it: a glyph per face, the face notation as
     the face's symbol (what a calibrated profile of the die reads)."""
     faces = []
-    for value, face in enumerate(card.faces, start=1):  # type: ignore[attr-defined]
+    for value, face in enumerate(card.faces, start=1):
         if face.kind.value == "energy":
             glyph = ENERGY_GLYPHS[face.energy_type]
         elif face.kind.value == "character":
@@ -320,7 +322,7 @@ def _design(card: object) -> DieDesign:
         else:
             glyph = ACTION_GLYPH
         faces.append(FaceArt.glyph_face(value, glyph, number=True, symbol=face.notation()))
-    return DieDesign(f"dicemasters-{card.id}", tuple(faces))  # type: ignore[attr-defined]
+    return DieDesign(f"dicemasters-{card.id}", tuple(faces))
 
 
 def _weight(action: str) -> float:
