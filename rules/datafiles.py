@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +29,27 @@ def parse_toml(path: Path, text: str, error: type[Exception]) -> dict[str, Any]:
 
 def read_toml(path: Path, error: type[Exception]) -> dict[str, Any]:
     return parse_toml(path, read_text(path, error), error)
+
+
+DATA_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+"""A figure's or card's id: lowercase words joined by '-' (its file name)."""
+
+
+def find_data_file(
+    name: str | Path, directories: Sequence[Path], bundled: Path, kind: str, unknown: type[Exception]
+) -> Path:
+    """The file of the ``kind`` (``"figure"``, ``"card"``) with id ``name``: a path as given, else
+    ``<id>.toml`` in ``directories`` first, then in ``bundled``.
+
+    :raises unknown: for a malformed id or one no folder has, listing the ids known.
+    """
+    if isinstance(name, Path) or str(name).endswith(".toml"):
+        return Path(name).resolve()
+    if not DATA_ID.match(str(name)):
+        raise unknown(f"not a {kind} id: {name!r} (ids are lowercase words joined by '-')")
+    for directory in (*directories, bundled):
+        path = Path(directory) / f"{name}.toml"
+        if path.is_file():
+            return path.resolve()
+    known = ", ".join(sorted({p.stem for d in (*directories, bundled) for p in Path(d).glob("*.toml")}))
+    raise unknown(f"no {kind} {name!r} ({kind}s: {known})")

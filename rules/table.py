@@ -7,11 +7,12 @@ keep all their state in one dataclass, so a snapshot is a deep copy of it and BA
 from __future__ import annotations
 
 import copy
+import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 from rules.errors import IllegalActionError
-from rules.games import Action, InvalidActionError
+from rules.games import Action, GameType, InvalidActionError, TableGame
 
 UNDO_STEPS = 200
 """How many actions BACK can take back."""
@@ -103,3 +104,21 @@ def seat_index(text: str, seats: int) -> int:
     if text[:1].upper() == "P" and text[1:].isdigit() and 1 <= int(text[1:]) <= seats:
         return int(text[1:]) - 1
     raise InvalidActionError(f"not a seat: {text!r} (seats P1-P{seats})")
+
+
+def lazy_game_type(name: str, title: str, module: str, aliases: tuple[str, ...] = ()) -> GameType:
+    """A :class:`~rules.games.GameType` whose ``Game`` class lives in ``module``, imported the
+    first time a game is set up (so finding the registry does not load every game)."""
+
+    def game_class() -> Any:
+        return importlib.import_module(module).Game
+
+    def new(*args: Any, **setup: Any) -> TableGame:
+        game: TableGame = game_class().new(*args, **setup)
+        return game
+
+    def from_tags(tags: Mapping[str, str]) -> TableGame:
+        game: TableGame = game_class().from_tags(tags)
+        return game
+
+    return GameType(name=name, title=title, new=new, from_tags=from_tags, aliases=aliases)

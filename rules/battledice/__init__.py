@@ -7,30 +7,9 @@ Registered with :func:`rules.games.find_game` as ``"battledice"`` (aliases ``bat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from rules.games import GameType, TableGame, register_game
-
-
-def _new_game(*args: Any, **setup: Any) -> TableGame:
-    from rules.battledice.game import Game
-
-    return Game.new(*args, **setup)
-
-
-def _from_tags(tags: Mapping[str, str]) -> TableGame:
-    from rules.battledice.game import Game
-
-    return Game.from_tags(tags)
-
+from rules.games import register_game
+from rules.table import lazy_game_type
 
 register_game(
-    GameType(
-        name="battledice",
-        title="Marvel Heroes Battle Dice",
-        new=_new_game,
-        from_tags=_from_tags,
-        aliases=("battle-dice", "battle dice", "bd"),
-    )
+    lazy_game_type("battledice", "Marvel Heroes Battle Dice", "rules.battledice.game", ("battle-dice", "bd"))
 )

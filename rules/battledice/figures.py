@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rules.datafiles import parse_toml, read_text, read_toml
+from rules.datafiles import DATA_ID, find_data_file, parse_toml, read_text, read_toml
 from rules.errors import RulesError
 
 PACKAGE_DIRECTORY = Path(__file__).resolve().parent
@@ -30,7 +30,6 @@ WHITE = "white"
 COSMIC_POINTS = 30
 """One Cosmic Level figure for every 30 points of team value (Unique and Cosmic)."""
 
-_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
 
 class FigureDataError(RulesError, ValueError):
@@ -47,7 +46,7 @@ def battle_stats() -> tuple[str, ...]:
     path = PACKAGE_DIRECTORY / "stats.toml"
     data = read_toml(path, FigureDataError)
     stats = data.get("stats")
-    if not isinstance(stats, list) or len(stats) != 6 or not all(isinstance(s, str) and _ID.match(s) for s in stats):
+    if not isinstance(stats, list) or len(stats) != 6 or not all(isinstance(s, str) and DATA_ID.match(s) for s in stats):
         raise FigureDataError(f"{path}: stats: expected six stat ids, one per die face")
     return tuple(stats)
 
@@ -155,16 +154,7 @@ def load_figure(name: str | Path, directories: Sequence[Path] = ()) -> Figure:
     :raises UnknownFigureError: when no file has that id.
     :raises FigureDataError: when the file does not validate (naming the file and the key).
     """
-    if isinstance(name, Path) or str(name).endswith(".toml"):
-        return _load_file(Path(name).resolve())
-    if not _ID.match(str(name)):
-        raise UnknownFigureError(f"not a figure id: {name!r} (ids are lowercase words joined by '-')")
-    for directory in (*directories, FIGURES_DIRECTORY):
-        path = Path(directory) / f"{name}.toml"
-        if path.is_file():
-            return _load_file(path.resolve())
-    known = ", ".join(f.id for f in all_figures(directories))
-    raise UnknownFigureError(f"no figure {name!r} (figures: {known})")
+    return _load_file(find_data_file(name, directories, FIGURES_DIRECTORY, "figure", UnknownFigureError))
 
 
 def all_figures(directories: Sequence[Path] = ()) -> list[Figure]:
@@ -193,7 +183,7 @@ def _parse(path: Path, text: str) -> Figure:
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise fail(unknown[0], f"unknown key (keys: {', '.join(sorted(allowed))})")
-    if not _ID.match(path.stem):
+    if not DATA_ID.match(path.stem):
         raise fail("file name", "a figure file is named <id>.toml with a lowercase id such as wolverine")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():

@@ -609,17 +609,24 @@ class Game(SnapshotGame[State]):
             )
         player.loaded.remove(figure)
 
+    def _powers_turn(self, seat: int) -> Battle:
+        """The battle, when it is ``seat``'s turn to announce powers or pass."""
+        self._expect(Phase.POWERS)
+        battle = self.state.battle
+        assert battle is not None
+        if seat != battle.actor:
+            raise IllegalActionError(
+                f"{self.state.seats[battle.actor].name} announces powers or passes now (Activate Powers)"
+            )
+        return battle
+
     def use_power(self, seat: int, name: str) -> str:
         """The player whose turn it is to apply powers uses one of their figure's activated powers
         (an icon of the battle stat's colour, or a white one). A power the tray knows is applied
         (each power affects a figure or player once); others are shown for the table. Returns the
         text to show."""
-        self._expect(Phase.POWERS)
         s = self.state
-        battle = s.battle
-        assert battle is not None
-        if seat != battle.actor:
-            raise IllegalActionError(f"{s.seats[battle.actor].name} announces powers now (Activate Powers)")
+        battle = self._powers_turn(seat)
         figure = s.figures[battle.figures[seat]]
         active = figure.active_powers(battle.stats[seat])
         found = next((p for p in active if p.lower() == name.lower()), None)
@@ -681,12 +688,7 @@ class Game(SnapshotGame[State]):
 
     def pass_powers(self, seat: int) -> None:
         """The player passes; play goes left. When all pass in a row the battle is decided."""
-        self._expect(Phase.POWERS)
-        s = self.state
-        battle = s.battle
-        assert battle is not None
-        if seat != battle.actor:
-            raise IllegalActionError(f"{s.seats[battle.actor].name} announces powers or passes now")
+        battle = self._powers_turn(seat)
         battle.passes += 1
         order = self._left_of(battle.chooser, [st for st, _ in battle.dice])
         if battle.passes >= len(order):

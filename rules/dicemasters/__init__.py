@@ -7,26 +7,7 @@ Registered with :func:`rules.games.find_game` as ``"dicemasters"`` (alias ``dice
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from rules.games import register_game
+from rules.table import lazy_game_type
 
-from rules.games import GameType, TableGame, register_game
-
-
-def _new_game(*args: Any, **setup: Any) -> TableGame:
-    from rules.dicemasters.game import Game
-
-    return Game.new(*args, **setup)
-
-
-def _from_tags(tags: Mapping[str, str]) -> TableGame:
-    from rules.dicemasters.game import Game
-
-    return Game.from_tags(tags)
-
-
-register_game(
-    GameType(
-        name="dicemasters", title="Dice Masters", new=_new_game, from_tags=_from_tags, aliases=("dice-masters", "dm")
-    )
-)
+register_game(lazy_game_type("dicemasters", "Dice Masters", "rules.dicemasters.game", ("dice-masters", "dm")))

@@ -14,7 +14,6 @@ applies (``attack = 1``: +1A to the target character).
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,13 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from rules.dicemasters.faces import ENERGY_TYPES, Face
-from rules.datafiles import parse_toml, read_text, read_toml
+from rules.datafiles import DATA_ID, find_data_file, parse_toml, read_text, read_toml
 from rules.errors import InvalidRollError, RulesError
 
 CARDS_DIRECTORY = Path(__file__).resolve().parent / "cards"
 """Where the bundled card files live."""
 
-_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
 
 class CardDataError(RulesError, ValueError):
@@ -99,16 +97,7 @@ def load_card(name: str | Path, directories: Sequence[Path] = ()) -> Card:
     :raises UnknownCardError: when no file has that id.
     :raises CardDataError: when the file does not validate (naming the file and the key).
     """
-    if isinstance(name, Path) or str(name).endswith(".toml"):
-        return _load_file(Path(name).resolve())
-    if not _ID.match(str(name)):
-        raise UnknownCardError(f"not a card id: {name!r} (ids are lowercase words joined by '-')")
-    for directory in (*directories, CARDS_DIRECTORY):
-        path = Path(directory) / f"{name}.toml"
-        if path.is_file():
-            return _load_file(path.resolve())
-    known = ", ".join(sorted(p.stem for d in (*directories, CARDS_DIRECTORY) for p in Path(d).glob("*.toml")))
-    raise UnknownCardError(f"no card {name!r} (cards: {known})")
+    return _load_file(find_data_file(name, directories, CARDS_DIRECTORY, "card", UnknownCardError))
 
 
 def _energy_type(value: object, key: str, fail: Any) -> str:
@@ -136,7 +125,7 @@ def _parse(path: Path, text: str) -> Card:
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise fail(unknown[0], f"unknown key (keys: {', '.join(sorted(allowed))})")
-    if not _ID.match(path.stem):
+    if not DATA_ID.match(path.stem):
         raise fail("file name", "a card file is named <id>.toml with a lowercase id such as batman")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
