@@ -20,10 +20,6 @@ from hardware.screens import ScreenState
 from rules.errors import RulesError
 from rules.games import Action, TableGame
 
-BODY_LINES = 5
-"""Small-font lines between the title and the prompt."""
-
-
 @dataclass(frozen=True)
 class TrayDie:
     """One die as a game's flow needs it from the tray.
@@ -156,23 +152,10 @@ class ChoiceFlow:
         return str(state.get("prompt", ""))
 
     def screen(self) -> ScreenState:
-        """What the OLED shows: the step and player, the game's lines, the menu, the prompt."""
-        lines = ([self.message] if self.message else []) + self.status_lines()
-        options = self.choices()
-        selected: int | None = None
-        if options:
-            lines = lines[: max(1, BODY_LINES - 3)]
-            room = BODY_LINES - len(lines)
-            start = min(self.selected, max(0, len(options) - room))
-            selected = len(lines) + self.selected - start
-            lines += [option.label for option in options[start : start + room]]
-        return ScreenState(
-            title=self.title(),
-            lines=tuple(lines[:BODY_LINES]),
-            selected=selected,
-            dense=True,
-            prompt="roll the dice" if self.wants_dice() else self.prompt(),
-        )
+        """What the OLED shows now (:func:`firmware_host.presenters.menu_screen`)."""
+        from firmware_host.presenters import menu_screen
+
+        return menu_screen(self)
 
     def _step(self) -> Any:
         return self.game.to_json().get("phase")

@@ -83,24 +83,23 @@ class SeedDemoResult:
 
 
 class _Screen:
-    """Shows the flow's OLED screen after every event (PNG frames in the demo's folder)."""
+    """The transcript, and the OLED (PNG frames in the demo's folder) shown by the presenters
+    after every event and every button press."""
 
     def __init__(self, out: Path, transcript: Transcript) -> None:
+        from firmware_host.presenters import Presenters
         from hardware.display import CaptureDisplay
 
         self.display = CaptureDisplay(out, replace_existing=True)
         self.transcript = transcript
-        self.flow: ChoiceFlow | None = None
+        self.presenters = Presenters(display=self.display)
 
     def __call__(self, event: FlowEvent) -> None:
         self.transcript(event)
         self.show()
 
     def show(self) -> None:
-        from hardware.screens import render_screen
-
-        if self.flow is not None:
-            self.display.show(render_screen(self.flow.screen()))
+        self.presenters.refresh()
 
 
 class SeedGameDemo:
@@ -128,7 +127,7 @@ class SeedGameDemo:
             self.flow = BattleDiceFlow(table, on_event=self.screen)  # type: ignore[arg-type]
         else:
             self.flow = DiceMastersFlow(table, DICE_MASTERS_COLOURS, on_event=self.screen)  # type: ignore[arg-type]
-        self.screen.flow = self.flow
+        self.screen.presenters.flow = self.flow
         self.tags = tags
         self._avoid: list[tuple[float, float]] = []
 

@@ -93,3 +93,29 @@ def test_every_step_has_a_screen() -> None:
     flow.choose("reload P1")
     flow.choose("reload P2")
     assert flow.screen().prompt == "roll the dice"
+
+
+def test_the_presenters_show_a_menu_game_on_the_oled_and_the_led() -> None:
+    from firmware_host.presenters import Presenters
+    from hardware.lights import TrayStatus
+
+    shown: list[object] = []
+    statuses: list[TrayStatus] = []
+
+    class Screen:
+        def show(self, image: object) -> None:
+            shown.append(image)
+
+    class Light:
+        def show(self, status: TrayStatus) -> None:
+            statuses.append(status)
+
+    flow, _ = new_flow()
+    presenters = Presenters(flow, display=Screen(), light=Light())
+    flow.on_event = presenters
+    flow.choose("reload P1")
+    flow.choose("reload P2")
+    assert presenters.shown_screen is not None and presenters.shown_screen.prompt == "roll the dice"
+    assert statuses[-1] is TrayStatus.ROLLING and shown
+    flow.on_dice([left("red", "3")])
+    assert statuses[-1] is TrayStatus.ERROR  # the rules refused it: the LED says so
