@@ -72,8 +72,19 @@ class Card:
     basic: bool = False
     text: str = ""
     global_ability: GlobalAbility | None = None
+    bursts: tuple[tuple[str, str], ...] = ()
+    """(``one``, ``two`` or ``both``, text): what a face with that many bursts adds (Bursts)."""
     notes: str = ""
     path: Path | None = None
+
+    def burst_text(self, bursts: int) -> str:
+        """The card's text for a face showing ``bursts`` bursts: one burst matches only the one-burst
+        text, two only the two-burst text, and the both-burst text matches either; "" when the card
+        has no matching burst (nothing happens)."""
+        wanted = {1: "one", 2: "two"}.get(bursts)
+        if wanted is None:
+            return ""
+        return " ".join(text for kind, text in self.bursts if kind in (wanted, "both"))
 
     def face(self, notation: str) -> Face:
         """The face of this card's dice written ``notation``.
@@ -121,7 +132,7 @@ def _parse(path: Path, text: str) -> Card:
         return CardDataError(f"{path}: {key}: {message}")
 
     allowed = {"name", "subtitle", "kind", "cost", "energy", "affiliation", "dice", "faces", "basic", "text",
-               "global", "notes"}
+               "global", "bursts", "notes"}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise fail(unknown[0], f"unknown key (keys: {', '.join(sorted(allowed))})")
@@ -180,6 +191,12 @@ def _parse(path: Path, text: str) -> Card:
             attack=table.get("attack", 0),
             defence=table.get("defence", 0),
         )
+    bursts_table = data.get("bursts", {})
+    if not isinstance(bursts_table, dict):
+        raise fail("bursts", "expected a [bursts] table: one, two or both = text")
+    for kind, text in bursts_table.items():
+        if kind not in ("one", "two", "both") or not isinstance(text, str) or not text:
+            raise fail(f"bursts.{kind}", "expected one, two or both = the burst's text")
     return Card(
         id=path.stem,
         name=name.strip(),
@@ -193,6 +210,7 @@ def _parse(path: Path, text: str) -> Card:
         basic=data.get("basic", False),
         text=data.get("text", ""),
         global_ability=ability,
+        bursts=tuple(bursts_table.items()),
         notes=data.get("notes", ""),
         path=path,
     )

@@ -599,6 +599,15 @@ class Game(SnapshotGame[State]):
         for die in dice:
             die.zone = Zone.FIELD
         self.note(f"{self.state.players[owner].name} fields {', '.join(f'{d.id} {d.face}' for d in dice)}")
+        for die in dice:
+            self._burst(die)
+
+    def _burst(self, die: Die) -> str:
+        """A face with bursts used: the card's matching burst text, for the table (Bursts)."""
+        text = self.cards[die.card].burst_text(die.face.bursts if die.face else 0)
+        if text:
+            self.note(f"{die.id} burst: {text}")
+        return text
 
     def use_global(self, owner: int, card_id: str, payment: Sequence[tuple[str, int | None]],
                    target: tuple[int, str] | None) -> str:
@@ -630,10 +639,11 @@ class Game(SnapshotGame[State]):
         die = self.die(owner, die_id)
         if die.zone is not Zone.RESERVE or die.face is None or die.face.kind is not FaceKind.ACTION:
             raise IllegalActionError(f"{die_id} shows no action face in the Reserve Pool")
-        die.zone, die.face = Zone.OUT, None
         text = self.cards[die.card].text
         self.note(f"{self.state.players[owner].name} uses {die_id}: {text}")
-        return text
+        burst = self._burst(die)
+        die.zone, die.face = Zone.OUT, None
+        return " ".join(t for t in (text, burst) if t)
 
     def bonus(self, owner: int, die_id: str, attack: int, defence: int) -> None:
         """A bonus a card's text gives (the table applies it): +A / +D until the end of the turn.

@@ -347,3 +347,20 @@ def test_every_step_of_the_records_has_a_state_and_a_prompt() -> None:
         rec = record(path)
         for count in range(len(rec.actions) + 1):
             assert replay(rec, upto=count).to_json()["prompt"]
+
+
+def test_a_burst_matches_only_its_number_of_bursts(tmp_path: Path) -> None:
+    card = load_card(card_file(tmp_path, GOOD + '[bursts]\none = "One: +1A."\nboth = "Any: draw."\n'))
+    assert card.burst_text(1) == "One: +1A. Any: draw."
+    assert card.burst_text(2) == "Any: draw."
+    assert card.burst_text(0) == ""
+    assert load_card(card_file(tmp_path, GOOD)).burst_text(1) == ""  # no matching burst: nothing happens
+    with pytest.raises(CardDataError, match=r"test-card.toml: bursts.three"):
+        load_card(card_file(tmp_path, GOOD + '[bursts]\nthree = "x"\n'))
+
+
+def test_an_action_die_on_a_burst_face_shows_the_burst_text() -> None:
+    game = Game.new(["Ann", "Bob"], [["batman"], ["zatanna"]], start_step="main")
+    game.play("place P1 anger-issues#1 reserve action*")
+    text = game.play("action P1 anger-issues#1")
+    assert "burst effect" in str(text) and game.die(0, "anger-issues#1").zone is Zone.OUT
