@@ -418,3 +418,30 @@ def test_a_power_that_affected_its_figure_is_no_longer_offered() -> None:
     assert game.usable_powers(0) == ["Ranged Weapon"]
     game.play("power P1 Ranged Weapon")
     assert game.usable_powers(0) == []
+
+
+def test_a_battle_total_tie_sends_every_figure_and_die_to_its_own_staging_zone() -> None:
+    game = replay_upto(index_after("match P2 red P1 green") + 5)  # the second battle: 8 and 8
+    you, opponent = game.state.seats
+    assert "wolverine" in you.staging and "doc-ock" in opponent.staging
+    assert you.dice["green"].zone is Zone.STAGING and opponent.dice["red"].zone is Zone.STAGING
+    assert (0, "doc-ock") not in you.holding
+
+
+def test_the_round_ends_when_one_player_has_no_battle_dice_and_the_rest_are_unloaded() -> None:
+    game = replay_upto(index_after("unload P1 red spider-man") - 1)
+    assert game.state.phase is Phase.UNLOAD and game.state.round == 2
+    with pytest.raises(IllegalActionError, match="not now"):
+        game.play("roll P1 red 1 green 1")
+    game.play("unload P1 red spider-man")
+    game.play("unload P1 green captain-america")
+    assert game.state.round == 3 and game.state.phase is Phase.RELOAD
+
+
+def test_a_dice_zone_die_rule_returns_the_die_to_staging() -> None:
+    game = replay_upto(index_after("pass P2") + 3)  # the opponent lost the first battle
+    assert game.state.seats[1].dice["green"].zone is Zone.DICE
+    game.play("dice-rule P2 green")
+    assert game.state.seats[1].dice["green"].zone is Zone.STAGING
+    with pytest.raises(IllegalActionError, match="not in the Dice Zone"):
+        game.play("dice-rule P2 green")

@@ -364,3 +364,15 @@ def test_an_action_die_on_a_burst_face_shows_the_burst_text() -> None:
     game.play("place P1 anger-issues#1 reserve action*")
     text = game.play("action P1 anger-issues#1")
     assert "burst effect" in str(text) and game.die(0, "anger-issues#1").zone is Zone.OUT
+
+
+def test_global_abilities_wait_until_blockers_are_declared() -> None:
+    game = Game.new(["Ann", "Bob"], [["batman"], ["zatanna"]], start_step="main")
+    game.play("place P1 batman#1 field L3:3:6/5")
+    game.play("place P1 sidekick#1 reserve fist")
+    game.play("attack P1 batman#1")
+    with pytest.raises(IllegalActionError, match="not now"):
+        game.play("global P1 anger-issues pay sidekick#1 target P1 batman#1")
+    game.play("block P2")
+    game.play("global P1 anger-issues pay sidekick#1 target P1 batman#1")
+    assert game.die(0, "batman#1").attack == 7
