@@ -110,8 +110,8 @@ class DiceMastersFlow(ChoiceFlow):
     # -- menus ------------------------------------------------------------------------------
     def choices(self) -> list[Choice]:
         s = self.game.state
-        if s.step in (Step.ROLL, Step.MAIN) and s.rolled or s.step is Step.MAIN:
-            return self._main_choices()
+        if s.step is Step.MAIN or (s.step is Step.ROLL and s.rolled):
+            return self._main_choices()  # a Main Step choice also ends the reroll chance
         if s.step is Step.ATTACK:
             return self._block_choices()
         if s.step is Step.BLOCKED:

@@ -914,23 +914,44 @@ def _assign(game: Game, args: tuple[str, ...]) -> object:
     return None
 
 
-def _faces_action(method: str) -> Any:
-    def handler(game: Game, args: tuple[str, ...]) -> object:
-        seat, rest = _player_and_rest(game, args, f"{method} P1 <die> <face> ...")
-        pairs = _pairs(rest, f"{method} P1 <die> <face> ...")
-        return getattr(game, method)(seat, pairs)
-
-    return handler
+def _die_faces(game: Game, args: tuple[str, ...], verb: str) -> tuple[int, list[tuple[str, str]]]:
+    seat, rest = _player_and_rest(game, args, f"{verb} P1 <die> <face> ...")
+    return seat, _pairs(rest, f"{verb} P1 <die> <face> ...")
 
 
-def _simple(method: str, usage: str, count: int) -> Any:
-    def handler(game: Game, args: tuple[str, ...]) -> object:
-        seat, rest = _player_and_rest(game, args, usage)
-        if count >= 0 and len(rest) != count:
-            raise InvalidActionError(usage)
-        return getattr(game, method)(seat, *rest) if count > 0 else getattr(game, method)(seat, *([rest] if count < 0 else []))
+def _roll(game: Game, args: tuple[str, ...]) -> object:
+    return game.roll(*_die_faces(game, args, "roll"))
 
-    return handler
+
+def _reroll(game: Game, args: tuple[str, ...]) -> object:
+    return game.reroll(*_die_faces(game, args, "reroll"))
+
+
+def _draw(game: Game, args: tuple[str, ...]) -> object:
+    seat, dice = _player_and_rest(game, args, "draw P1 <die> <die> <die> <die>")
+    game.draw(seat, dice)
+    return None
+
+
+def _attack(game: Game, args: tuple[str, ...]) -> object:
+    seat, dice = _player_and_rest(game, args, "attack P1 <die> ...")
+    game.declare_attackers(seat, dice)
+    return None
+
+
+def _action(game: Game, args: tuple[str, ...]) -> object:
+    seat, rest = _player_and_rest(game, args, "action P1 <die>")
+    if len(rest) != 1:
+        raise InvalidActionError("action P1 <die>")
+    return game.use_action(seat, rest[0])
+
+
+def _end(game: Game, args: tuple[str, ...]) -> object:
+    seat, rest = _player_and_rest(game, args, "end P1")
+    if rest:
+        raise InvalidActionError("end P1")
+    game.end_turn(seat)
+    return None
 
 
 def _life(game: Game, args: tuple[str, ...]) -> object:
@@ -954,19 +975,19 @@ def _block(game: Game, args: tuple[str, ...]) -> object:
 
 Game.VERBS = {
     "place": _place,
-    "draw": _simple("draw", "draw P1 <die> <die> <die> <die>", -1),
-    "roll": _faces_action("roll"),
-    "reroll": _faces_action("reroll"),
+    "draw": _draw,
+    "roll": _roll,
+    "reroll": _reroll,
     "buy": _buy,
     "field": _field,
     "global": _global,
-    "action": _simple("use_action", "action P1 <die>", 1),
+    "action": _action,
     "bonus": _bonus,
     "move": _move,
     "life": _life,
-    "attack": _simple("declare_attackers", "attack P1 <die> ...", -1),
+    "attack": _attack,
     "block": _block,
     "assign": _assign,
     "damage": _damage,
-    "end": _simple("end_turn", "end P1", 0),
+    "end": _end,
 }
