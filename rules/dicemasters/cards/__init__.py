@@ -24,8 +24,8 @@ from rules.dicemasters.faces import ENERGY_TYPES, Face
 from rules.datafiles import DATA_ID, find_data_file, parse_toml, read_text, read_toml
 from rules.errors import InvalidRollError, RulesError
 
-CARDS_DIRECTORY = Path(__file__).resolve().parent / "cards"
-"""Where the bundled card files live."""
+CARDS_DIRECTORY = Path(__file__).resolve().parent
+"""Where the bundled card files live (beside this module)."""
 
 
 

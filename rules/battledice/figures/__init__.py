@@ -20,9 +20,11 @@ from typing import Any
 from rules.datafiles import DATA_ID, find_data_file, parse_toml, read_text, read_toml
 from rules.errors import RulesError
 
-PACKAGE_DIRECTORY = Path(__file__).resolve().parent
-FIGURES_DIRECTORY = PACKAGE_DIRECTORY / "figures"
-"""Where the bundled figure files live."""
+FIGURES_DIRECTORY = Path(__file__).resolve().parent
+"""Where the bundled figure files live (beside this module)."""
+PACKAGE_DIRECTORY = FIGURES_DIRECTORY.parent
+"""Where ``stats.toml`` and ``powers.toml`` live."""
+
 
 WHITE = "white"
 """The colour of powers that are always on, whatever the battle stat."""
