@@ -469,6 +469,14 @@ class Game(SnapshotGame[State]):
         if len(totals) < 2:
             self._end_round()
             return
+        if s.mode is Mode.BASIC:
+            # One die each: the match-up is every die, and the lowest die chooses the stat (and
+            # announces powers first); tied dice are rolled again.
+            dice = [(i, s.seats[i].in_zone(Zone.BATTLE)[0].colour) for i in sorted(totals)]
+            s.chooser = None
+            s.battle = Battle(dice=dice, chooser=dice[0][0])
+            self._choose_stat_choosers()
+            return
         lowest = min(totals.values())
         tied = [i for i, total in totals.items() if total == lowest]
         if len(tied) > 1:
@@ -541,6 +549,8 @@ class Game(SnapshotGame[State]):
             self.note("the battle dice tie: roll them again (basic game)")
             return []
         battle.stat_choosers = choosers
+        if s.mode is Mode.BASIC:
+            battle.chooser = choosers[0]  # "starting with the player who chose the battle stat"
         if s.two_minute_warning:
             stat = battle_stats()[s.stats_rolled % len(battle_stats())]
             s.stats_rolled += 1

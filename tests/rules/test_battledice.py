@@ -274,16 +274,15 @@ def test_two_minute_warning_needs_the_option() -> None:
         two_player("two-minute-warning")
 
 
-def test_basic_game_tie_breaks_then_rerolls_tied_battle_dice() -> None:
+def test_basic_game_rolls_one_die_each_and_rerolls_a_tie() -> None:
     game = two_player("reload P1", "reload P2", "roll P1 red 4", "roll P2 blue 4", mode="basic")
-    with pytest.raises(IllegalActionError, match="not now"):
-        game.play("match P1 red P2 blue")  # the Strike Total tie is broken first
-    assert game.state.phase is Phase.TIEBREAK
-    game.play("tiebreak P1 3 P2 5")
-    game.play("match P1 red P2 blue")
-    assert game.state.phase is Phase.REROLL
-    game.play("reroll P1 red 2 P2 blue 5")
-    assert game.state.battle is not None and game.state.battle.stat_choosers == [0]
+    assert game.state.phase is Phase.REROLL  # the one-die match-up is set; tied dice roll again
+    game.play("reroll P1 red 5 P2 blue 2")
+    assert game.state.battle is not None and game.state.battle.stat_choosers == [1]
+    game.play("stat strength")
+    game.play("open P1 red wolverine")
+    game.play("open P2 blue doc-ock")
+    assert game.state.battle is not None and game.state.battle.actor == 1  # the stat chooser's powers first
 
 
 # -- multiplayer -------------------------------------------------------------------------------
