@@ -25,6 +25,7 @@ from rules.dicethrone.heroes import Hero
 from vision.types import DieReading
 
 if TYPE_CHECKING:
+    from firmware_host.choice_flow import ChoiceFlow
     from firmware_host.game_flow import FlowView, GameFlow
 
 _PHASE_NAMES = {
@@ -172,6 +173,41 @@ def _prompt(view: FlowView) -> str:
     return "SEL choose  NEXT ok"
 
 
+MENU_LINES = 5
+"""Small-font lines between the title and the prompt on a menu screen."""
+
+
+def menu_screen(flow: ChoiceFlow) -> ScreenState:
+    """What the OLED shows for a game played from menus (Battle Dice, Dice Masters): the step and
+    player, the game's lines, a window of the choices that always shows the highlighted one, and
+    the prompt (``roll the dice`` when the step waits for a roll)."""
+    lines = ([flow.message] if flow.message else []) + flow.status_lines()
+    options = flow.choices()
+    selected: int | None = None
+    if options:
+        lines = lines[: max(1, MENU_LINES - 3)]
+        room = MENU_LINES - len(lines)
+        start = min(flow.selected, max(0, len(options) - room))
+        selected = len(lines) + flow.selected - start
+        lines += [option.label for option in options[start : start + room]]
+    return ScreenState(
+        title=flow.title(),
+        lines=tuple(lines[:MENU_LINES]),
+        selected=selected,
+        dense=True,
+        prompt="roll the dice" if flow.wants_dice() else flow.prompt(),
+    )
+
+
+def menu_status(flow: ChoiceFlow) -> TrayStatus:
+    """The LED for a menu game: waiting for a roll, for a choice, a refused action, or off at the end."""
+    if flow.is_over:
+        return TrayStatus.OFF
+    if flow.message:
+        return TrayStatus.ERROR
+    return TrayStatus.ROLLING if flow.wants_dice() else TrayStatus.WAITING_FOR_INPUT
+
+
 class Screen(Protocol):
     def show(self, image: Any) -> None: ...
 
@@ -184,7 +220,9 @@ class Presenters:
     """Subscribes the OLED and the LED to a flow's event stream: after each event (and on
     :meth:`refresh`) what changed is shown. Use as the flow's ``on_event``, or call it yourself."""
 
-    def __init__(self, flow: GameFlow | None = None, *, display: Screen | None = None, light: Light | None = None) -> None:
+    def __init__(
+        self, flow: GameFlow | ChoiceFlow | None = None, *, display: Screen | None = None, light: Light | None = None
+    ) -> None:
         self.flow = flow
         self.display = display
         self.light = light
@@ -199,8 +237,13 @@ class Presenters:
             return
         from hardware.screens import render_screen
 
-        view = self.flow.view()
-        screen, status = oled_screen(view), led_status(view)
+        from firmware_host.choice_flow import ChoiceFlow
+
+        if isinstance(self.flow, ChoiceFlow):
+            screen, status = menu_screen(self.flow), menu_status(self.flow)
+        else:
+            view = self.flow.view()
+            screen, status = oled_screen(view), led_status(view)
         if screen != self.shown_screen:
             if self.display is not None:
                 self.display.show(render_screen(screen))

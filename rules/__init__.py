@@ -3,7 +3,10 @@
 The core: :mod:`rules.dice` (faces, rolls of any number of dice, a text notation), :mod:`rules.errors`
 and :mod:`rules.games` (the ``TableGame`` protocol, table ``Action`` values, the registry:
 ``find_game("dicethrone").new(["barbarian", "moon-elf"])``). Dice Throne lives in
-:mod:`rules.dicethrone`; a new game is a new folder that registers a ``GameType``.
+:mod:`rules.dicethrone`, Marvel Heroes Battle Dice in :mod:`rules.battledice` and Dice Masters in
+:mod:`rules.dicemasters` (both on :mod:`rules.table`, a game whose state is one snapshotted value,
+and :mod:`rules.datafiles`, their figure and card files); a new game is a new folder that registers
+a ``GameType``.
 
 Imports only the standard library and numpy; no camera, no files beyond the game data. The old
 one-game paths (``rules.game``, ``rules.heroes``, ``rules.requirements``...) still import, as aliases

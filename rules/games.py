@@ -24,7 +24,11 @@ from rules.errors import RulesError
 
 _VERB = re.compile(r"[a-z][a-z0-9-]*\Z")
 
-BUILTIN_GAMES: Mapping[str, str] = {"dicethrone": "rules.dicethrone"}
+BUILTIN_GAMES: Mapping[str, str] = {
+    "dicethrone": "rules.dicethrone",
+    "battledice": "rules.battledice",
+    "dicemasters": "rules.dicemasters",
+}
 """Game name -> the package that registers it (imported the first time the game is asked for)."""
 
 

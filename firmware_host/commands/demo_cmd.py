@@ -28,6 +28,10 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     demo.add_argument(
         "--heroes", nargs=2, metavar="HERO", help="the two heroes (default: barbarian moon-elf); custom heroes too"
     )
+    demo.add_argument(
+        "--game", metavar="GAME", default="dice-throne",
+        help="dice-throne (default), battle-dice or dice-masters (see docs/battle-dice.md, docs/dice-masters.md)",
+    )
     demo.set_defaults(handler=run_demo_command)
 
 
@@ -45,6 +49,10 @@ def run_demo_command(args: argparse.Namespace) -> int:
     from firmware_host.demo import DEMO_HEROES, DEMO_TURNS, run_demo
 
     seed = _count(args.seed, "--seed", 0)
+    if args.game != "dice-throne":
+        if args.heroes is not None:
+            raise UsageError(f"--heroes picks Dice Throne heroes; {args.game} takes its figures or cards from its own files")
+        return _run_seed_game(args, seed)
     turns = DEMO_TURNS if args.turns is None else _count(args.turns, "--turns", 1)
     out = Path(args.out)
     heroes = DEMO_HEROES if args.heroes is None else tuple(args.heroes)
@@ -54,6 +62,26 @@ def run_demo_command(args: argparse.Namespace) -> int:
         f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"
     )
     print(f"played in {result.seconds:.1f} s", file=sys.stderr)
+    if not result.finished:
+        print("dicetray demo: error: the game stopped before its end", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_seed_game(args: argparse.Namespace, seed: int) -> int:
+    """``--game battle-dice|dice-masters``: the game played on the simulated tray from its menus."""
+    from firmware_host.seed_demo import GAMES, run_seed_demo
+
+    if args.game not in GAMES:
+        raise UsageError(f"--game takes dice-throne, {', '.join(GAMES)}; not {args.game!r}")
+    turns = 60 if args.turns is None else _count(args.turns, "--turns", 1)
+    out = Path(args.out)
+    result = run_seed_demo(args.game, out, seed, echo=sys.stdout, turn_limit=turns)
+    print(
+        f"\n{result.frames_shown} display frames, the transcript and the game record in {str(out)!r}; "
+        f"{result.rolls} rolls on the simulated tray, {result.read_by_reader} dice read by the reader, "
+        f"{result.from_truth} faces from the simulator's truth"
+    )
     if not result.finished:
         print("dicetray demo: error: the game stopped before its end", file=sys.stderr)
         return 1

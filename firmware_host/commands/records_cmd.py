@@ -54,7 +54,10 @@ def run_replay(args: argparse.Namespace) -> int:
         print(json.dumps(state, indent=2))
         return 0
     print(f"{len(game.actions)} actions, turn {state['turn']}, {state['phase']}")
-    for player in state["players"]:
+    summary = getattr(game, "summary_lines", None)
+    for line in summary() if summary is not None else ():
+        print(line)
+    for player in state["players"] if summary is None else ():
         statuses = ", ".join(f"{name} {count}" for name, count in player["statuses"].items()) or "no statuses"
         print(
             f"  {player['name']} ({player['hero']}): {player['health']} HP, {player['cp']} CP, "

@@ -1,0 +1,210 @@
+"""The table flow of Dice Masters: the tray reads each roll; the OLED offers the Main Step and the
+Attack Step as menus with the energy in the Reserve Pool already counted.
+
+Whose die is whose comes from the side of the tray; which card a die belongs to from its body
+colour (``colours``: per player, card id -> colour; Sidekicks too); its face from the face label the
+reader gives (the face notation, :mod:`rules.dicemasters.faces`). Which copy of a card's dice was
+drawn the tray cannot see, so the flow names them (dice from the Prep Area first, then the bag, then
+the Used Pile when the bag runs out). The reroll is the reading after it: the dice that moved were
+rerolled, and a second reroll is refused by the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side
+from firmware_host.transcript import EventSink
+from rules.dicemasters.faces import FaceKind
+from rules.dicemasters.game import Die, Game, Step, Zone
+from rules.errors import IllegalActionError
+
+MOVED = 0.03
+"""How far (in tray widths) a die must move between two readings to count as rerolled."""
+
+
+class DiceMastersFlow(ChoiceFlow):
+    game_title = "Dice Masters"
+    game: Game
+
+    def __init__(self, game: Game, colours: Sequence[Mapping[str, str]], on_event: EventSink | None = None) -> None:
+        super().__init__(game, on_event)
+        self.colours = [dict(c) for c in colours]
+        """Per player: card id -> the body colour of its dice."""
+        self._places: dict[str, tuple[float, float]] = {}
+        """Where each die of the last roll lay (die id -> x, y)."""
+        self._blocks: list[tuple[str, str]] = []
+
+    # -- dice -------------------------------------------------------------------------------
+    def wants_dice(self) -> bool:
+        s = self.game.state
+        return s.step is Step.CLEAR_AND_DRAW or (s.step is Step.ROLL and not s.rerolled)
+
+    def _card_of(self, owner: int, die: TrayDie) -> str:
+        for card, colour in self.colours[owner].items():
+            if colour == die.colour:
+                return card
+        raise IllegalActionError(f"no card of {self.game.state.players[owner].name}'s has {die.colour!r} dice")
+
+    def readings_to_actions(self, dice: Sequence[TrayDie]) -> list[str]:
+        s = self.game.state
+        owner = s.active
+        seen = by_side(dice, 2)[owner]
+        if s.step is Step.CLEAR_AND_DRAW:
+            return self._draw_and_roll(owner, seen)
+        return [self._reroll(owner, seen)]
+
+    def _draw_and_roll(self, owner: int, seen: Sequence[TrayDie]) -> list[str]:
+        taken: set[str] = set()
+
+        def pick(card: str, zones: Sequence[Zone]) -> Die | None:
+            for zone in zones:
+                for die in sorted(self.game.dice_in(owner, zone), key=lambda d: (len(d.id), d.id)):
+                    if die.card == card and die.id not in taken:
+                        taken.add(die.id)
+                        return die
+            return None
+
+        named: list[tuple[TrayDie, Die]] = []
+        rest: list[TrayDie] = []
+        for tray_die in seen:
+            die = pick(self._card_of(owner, tray_die), (Zone.PREP,))
+            if die is None:
+                rest.append(tray_die)
+            else:
+                named.append((tray_die, die))
+        drawn: list[Die] = []
+        for tray_die in rest:
+            die = pick(self._card_of(owner, tray_die), (Zone.BAG, Zone.USED))
+            if die is None:
+                raise IllegalActionError(f"a {tray_die.colour} die that is not in the bag or the Used Pile")
+            named.append((tray_die, die))
+            drawn.append(die)
+        self._places = {die.id: (t.x, t.y) for t, die in named}
+        seat = f"P{owner + 1}"
+        return [
+            f"draw {seat} " + " ".join(d.id for d in drawn),
+            f"roll {seat} " + " ".join(f"{die.id} {t.face}" for t, die in named),
+        ]
+
+    def _reroll(self, owner: int, seen: Sequence[TrayDie]) -> str:
+        """The dice that moved since the roll were rerolled: matched to the rolled dice of the same
+        card by nearest place."""
+        rolled = [self.game.die(owner, die_id) for die_id in self.game.state.rolled]
+        left = {d.id: d for d in rolled}
+        moved: list[tuple[str, str]] = []
+        for tray_die in seen:
+            card = self._card_of(owner, tray_die)
+            same = [d for d in left.values() if d.card == card]
+            if not same:
+                raise IllegalActionError(f"more {tray_die.colour} dice than were rolled")
+            nearest = min(same, key=lambda d: _distance(self._places.get(d.id, (9.0, 9.0)), (tray_die.x, tray_die.y)))
+            del left[nearest.id]
+            if _distance(self._places.get(nearest.id, (9.0, 9.0)), (tray_die.x, tray_die.y)) > MOVED:
+                moved.append((nearest.id, tray_die.face))
+                self._places[nearest.id] = (tray_die.x, tray_die.y)
+        if not moved:
+            raise IllegalActionError("no die was rerolled")
+        return f"reroll P{owner + 1} " + " ".join(f"{d} {f}" for d, f in moved)
+
+    # -- menus ------------------------------------------------------------------------------
+    def choices(self) -> list[Choice]:
+        s = self.game.state
+        if s.step is Step.MAIN or (s.step is Step.ROLL and s.rolled):
+            return self._main_choices()  # a Main Step choice also ends the reroll chance
+        if s.step is Step.ATTACK:
+            return self._block_choices()
+        if s.step is Step.BLOCKED:
+            return self._global_choices(s.active) + self._global_choices(1 - s.active) + [Choice("deal damage", "damage")]
+        if s.step is Step.DAMAGED:
+            return [Choice("end the turn", f"end P{s.active + 1}")]
+        return []
+
+    def _main_choices(self) -> list[Choice]:
+        s = self.game.state
+        owner = s.active
+        seat = f"P{owner + 1}"
+        options: list[Choice] = []
+        for card in self.game.affordable(owner):
+            payment = self.game.payment_for(owner, card.cost, (card.energy_type,))
+            if payment is not None:
+                options.append(Choice(f"buy {card.name} ({card.cost})", f"buy {seat} {card.id} pay {_pay(payment)}"))
+        for die in self.game.dice_in(owner, Zone.RESERVE):
+            if die.face is not None and die.face.kind is FaceKind.CHARACTER:
+                payment = self.game.payment_for(owner, die.face.fielding_cost)
+                if payment is not None:
+                    paid = f" pay {_pay(payment)}" if payment else ""
+                    options.append(Choice(f"field {die.id} ({die.face.fielding_cost})", f"field {seat} {die.id}{paid}"))
+            elif die.face is not None and die.face.kind is FaceKind.ACTION:
+                options.append(Choice(f"use {die.id}", f"action {seat} {die.id}"))
+        options += self._global_choices(owner)
+        attackers = [d.id for d in self.game.dice_in(owner, Zone.FIELD)]
+        if attackers:
+            options.append(Choice(f"attack with all {len(attackers)}", f"attack {seat} {' '.join(attackers)}"))
+        options.append(Choice("end the turn", f"end {seat}"))
+        return options
+
+    def _global_choices(self, owner: int) -> list[Choice]:
+        seat = f"P{owner + 1}"
+        options: list[Choice] = []
+        for card in self.game.cards.values():
+            ability = card.global_ability
+            if ability is None:
+                continue
+            payment = self.game.payment_for(owner, ability.cost, (ability.energy_type,))
+            if payment is None:
+                continue
+            action = f"global {seat} {card.id} pay {_pay(payment)}"
+            if ability.attack or ability.defence:
+                for die in self.game.dice_in(owner, Zone.FIELD):
+                    options.append(Choice(f"{self.game.state.players[owner].name[:5]}: {card.name} {die.id}",
+                                          f"{action} target {seat} {die.id}"))
+            else:
+                options.append(Choice(f"{self.game.state.players[owner].name[:5]}: {card.name}", action))
+        return options
+
+    def _block_choices(self) -> list[Choice]:
+        s = self.game.state
+        defender = 1 - s.active
+        used = {b for b, _ in self._blocks}
+        attackers = [d.id for d in self.game.dice_in(s.active, Zone.FIELD) if d.attacking]
+        options = [
+            Choice(f"{blocker.id} blocks {attacker}", f"block-with {blocker.id} {attacker}")
+            for blocker in self.game.dice_in(defender, Zone.FIELD) if blocker.id not in used
+            for attacker in attackers
+        ]
+        pairs = " ".join(f"{b} {a}" for b, a in self._blocks)
+        options.append(Choice("done blocking", f"block P{defender + 1} {pairs}".rstrip()))
+        return options
+
+    def play(self, action: str) -> bool:
+        """A blocker chosen is held until "done blocking" declares them all at once."""
+        if action.startswith("block-with "):
+            _, blocker, attacker = action.split()
+            self._blocks.append((blocker, attacker))
+            self.selected = 0
+            return True
+        if action.startswith("block "):
+            self._blocks = []
+        return super().play(action)
+
+    # -- display ----------------------------------------------------------------------------
+    def title(self) -> str:
+        s = self.game.state
+        return f"{s.players[s.active].name[:8]}: {s.step.value}"
+
+    def status_lines(self) -> list[str]:
+        s = self.game.state
+        energy = self.game.energy(s.active)
+        return [
+            "  ".join(f"{p.name[:6]} {p.life}" for p in s.players),
+            "energy " + (" ".join(f"{t}:{n}" for t, n in energy.items()) or "none"),
+        ]
+
+
+def _pay(payment: Sequence[tuple[str, int | None]]) -> str:
+    return " ".join(die if amount is None else f"{die}={amount}" for die, amount in payment)
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
