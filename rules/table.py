@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
+from rules.dice import whole_number as ascii_whole_number
 from rules.errors import IllegalActionError
 from rules.games import Action, GameType, InvalidActionError, TableGame
 
@@ -90,11 +91,12 @@ class SnapshotGame(Generic[StateT]):
 
 
 def whole_number(text: str, what: str) -> int:
-    """``text`` as an int, or an :class:`InvalidActionError` naming ``what``."""
-    try:
-        return int(text)
-    except ValueError:
-        raise InvalidActionError(f"{what}: expected a whole number, not {text!r}") from None
+    """``text`` as an int (ASCII digits, at most 30, a sign allowed), or an :class:`InvalidActionError`
+    naming ``what``."""
+    number = ascii_whole_number(text[1:] if text[:1] in "+-" else text)
+    if number is None:
+        raise InvalidActionError(f"{what}: expected a whole number, not {_shown(text)}")
+    return -number if text[:1] == "-" else number
 
 
 def seat_index(text: str, seats: int) -> int:
@@ -102,9 +104,15 @@ def seat_index(text: str, seats: int) -> int:
 
     :raises InvalidActionError: for anything that is not a seat of this game.
     """
-    if text[:1].upper() == "P" and text[1:].isdigit() and 1 <= int(text[1:]) <= seats:
-        return int(text[1:]) - 1
-    raise InvalidActionError(f"not a seat: {text!r} (seats P1-P{seats})")
+    number = ascii_whole_number(text[1:]) if text[:1].upper() == "P" else None
+    if number is not None and 1 <= number <= seats:
+        return number - 1
+    raise InvalidActionError(f"not a seat: {_shown(text)} (seats P1-P{seats})")
+
+
+def _shown(text: str) -> str:
+    """``text`` for an error message, cut short if a record holds a huge word."""
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
 
 
 def lazy_game_type(name: str, title: str, module: str, aliases: tuple[str, ...] = ()) -> GameType:

@@ -35,6 +35,7 @@ from rules.battledice.figures import (
     power,
     stat_name,
 )
+from rules.dice import whole_number as ascii_whole_number
 from rules.errors import IllegalActionError, RulesError
 from rules.games import InvalidActionError
 from rules.table import SnapshotGame, seat_index, whole_number
@@ -234,7 +235,8 @@ class Game(SnapshotGame[State]):
         except ValueError:
             raise IllegalActionError(f"[Mode {tags['Mode']!r}]: expected basic or standard") from None
         value_text = tags.get("Value", "30")
-        if not value_text.isdigit():
+        agreed_value = ascii_whole_number(value_text)
+        if agreed_value is None:
             raise IllegalActionError(f"[Value {value_text!r}]: expected the agreed team Value, a whole number")
         try:
             options = [Option(o) for o in tags.get("Options", "").split()]
@@ -245,7 +247,7 @@ class Game(SnapshotGame[State]):
         directories = [Path(tags["Figures"])] if "Figures" in tags else []
         try:
             return cls.new(
-                names, teams, dice, mode=mode, agreed_value=int(value_text), options=options,
+                names, teams, dice, mode=mode, agreed_value=agreed_value, options=options,
                 figure_directories=directories,
             )
         except FigureDataError:

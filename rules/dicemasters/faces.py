@@ -24,7 +24,10 @@ GENERIC = "generic"
 """Generic energy: pays any cost but counts as no type; what is not spent at once is lost."""
 
 _ENERGY = re.compile(r"(?P<count>[1-9]?)(?P<type>mask|fist|bolt|shield|generic)(?P<bursts>\*{0,2})\Z")
-_CHARACTER = re.compile(r"L(?P<level>[1-3]):(?P<cost>\d+):(?P<attack>\d+)/(?P<defence>\d+)(?P<bursts>\*{0,2})\Z")
+# ASCII digits, at most two (\d would take other scripts' digits, and int() refuses 4,300 of them).
+_CHARACTER = re.compile(
+    r"L(?P<level>[1-3]):(?P<cost>[0-9]{1,2}):(?P<attack>[0-9]{1,2})/(?P<defence>[0-9]{1,2})(?P<bursts>\*{0,2})\Z"
+)
 _ACTION = re.compile(r"action(?P<bursts>\*{0,2})\Z")
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from rules.dicemasters.cards import Card, CardKind, load_card
 from rules.dicemasters.faces import ENERGY_TYPES, GENERIC, Face, FaceKind
+from rules.dice import whole_number as ascii_whole_number
 from rules.errors import IllegalActionError, InvalidRollError, RulesError
 from rules.games import Action, InvalidActionError
 from rules.table import SnapshotGame, seat_index, whole_number
@@ -205,9 +206,10 @@ class Game(SnapshotGame[State]):
                 raise IllegalActionError(f'the record needs [P{n} "<name>"] and [P{n}Cards "<card ids>"]')
             names.append(tags[f"P{n}"].strip())
             teams.append(tags[f"P{n}Cards"].split())
-        life = tags.get("Life", str(DEFAULT_LIFE))
-        if not life.isdigit() or int(life) < 1:
-            raise IllegalActionError(f"[Life {life!r}]: expected the starting life, a whole number")
+        life_text = tags.get("Life", str(DEFAULT_LIFE))
+        life = ascii_whole_number(life_text)
+        if life is None or life < 1:
+            raise IllegalActionError(f"[Life {life_text!r}]: expected the starting life, a whole number")
         start = tags.get("Start", "P1")
         if start not in ("P1", "P2"):
             raise IllegalActionError(f"[Start {start!r}]: expected P1 or P2")
@@ -218,7 +220,7 @@ class Game(SnapshotGame[State]):
         basic = tags["Basic"].split() if "Basic" in tags else list(BASIC_ACTIONS)
         directories = [Path(tags["Cards"])] if "Cards" in tags else []
         return cls.new(
-            names, teams, life=int(life), basic_actions=basic, start_player=int(start[1]) - 1,
+            names, teams, life=life, basic_actions=basic, start_player=int(start[1]) - 1,
             start_step=step, card_directories=directories,
         )
 
@@ -366,7 +368,8 @@ class Game(SnapshotGame[State]):
         if key not in self.state.dice:
             card_id, _, number = die_id.partition("#")
             card = self.cards.get(card_id)
-            if card is None or not card.basic or not number.isdigit() or not 1 <= int(number) <= card.dice:
+            copy_number = ascii_whole_number(number)
+            if card is None or not card.basic or copy_number is None or not 1 <= copy_number <= card.dice:
                 return self.die(owner, die_id)
             self.state.dice[key] = Die(die_id, card_id, owner, Zone.CARD)
         return self.state.dice[key]

@@ -396,7 +396,7 @@ def test_a_bad_figure_file_names_the_file_and_the_key(tmp_path: Path) -> None:
     with pytest.raises(FigureDataError, match=r"colour.toml: powers.purple: not a battle stat or white"):
         load_figure(path)
     (tmp_path / "bad-toml.toml").write_text("name = ")
-    with pytest.raises(FigureDataError, match="bad-toml.toml: not valid TOML"):
+    with pytest.raises(FigureDataError, match="bad-toml.toml is not valid TOML"):
         load_figure(tmp_path / "bad-toml.toml")
 
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rules.datafiles import DATA_ID, find_data_file, parse_toml, read_text, read_toml
+from rules.datafiles import DATA_ID, MAX_PIECE_NUMBER, bounded_whole_number, find_data_file, parse_toml, read_text, read_toml
 from rules.errors import RulesError
 
 FIGURES_DIRECTORY = Path(__file__).resolve().parent
@@ -190,9 +190,9 @@ def _parse(path: Path, text: str) -> Figure:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise fail("name", "expected the figure's name")
-    value = data.get("value")
-    if type(value) is not int or value < 0:
-        raise fail("value", f"expected the figure's Value, a whole number 0 or more, not {value!r}")
+    value = bounded_whole_number(data.get("value"), 0)
+    if value is None:
+        raise fail("value", f"expected the figure's Value, a whole number 0 to {MAX_PIECE_NUMBER}, not {data.get('value')!r}")
     for flag in ("unique", "cosmic"):
         if flag in data and type(data[flag]) is not bool:
             raise fail(flag, f"expected true or false, not {data[flag]!r}")
@@ -205,9 +205,10 @@ def _parse(path: Path, text: str) -> Figure:
     stats: list[tuple[str, int]] = []
     for stat in battle_stats():
         number = stats_table.get(stat)
-        if type(number) is not int or number < 0:
-            raise fail(f"stats.{stat}", f"expected a whole number 0 or more, not {number!r}")
-        stats.append((stat, number))
+        checked = bounded_whole_number(number, 0)
+        if checked is None:
+            raise fail(f"stats.{stat}", f"expected a whole number 0 to {MAX_PIECE_NUMBER}, not {number!r}")
+        stats.append((stat, checked))
     extra = sorted(set(stats_table) - set(battle_stats()))
     if extra:
         raise fail(f"stats.{extra[0]}", f"not a battle stat (stats: {', '.join(battle_stats())})")

@@ -21,11 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from rules.dicemasters.faces import ENERGY_TYPES, Face
-from rules.datafiles import DATA_ID, find_data_file, parse_toml, read_text, read_toml
+from rules.datafiles import DATA_ID, MAX_PIECE_NUMBER, bounded_whole_number, find_data_file, parse_toml, read_text, read_toml
 from rules.errors import InvalidRollError, RulesError
 
 CARDS_DIRECTORY = Path(__file__).resolve().parent
 """Where the bundled card files live (beside this module)."""
+
+MAX_CARD_DICE = 20
+"""A card brings a handful of dice (the seed's bring up to four); a file asking for more is refused
+rather than filling the bag with them."""
 
 
 
@@ -146,8 +150,8 @@ def _parse(path: Path, text: str) -> Card:
     except ValueError:
         raise fail("kind", f"expected {', '.join(k.value for k in CardKind)}, not {data.get('kind')!r}") from None
     cost = data.get("cost", 0)
-    if type(cost) is not int or cost < 0:
-        raise fail("cost", f"expected the purchase cost, a whole number 0 or more, not {cost!r}")
+    if bounded_whole_number(cost, 0) is None:
+        raise fail("cost", f"expected the purchase cost, a whole number 0 to {MAX_PIECE_NUMBER}, not {cost!r}")
     energy = _energy_type(data.get("energy", ""), "energy", fail)
     faces_list = data.get("faces")
     if not isinstance(faces_list, list) or len(faces_list) != 6:
@@ -159,8 +163,8 @@ def _parse(path: Path, text: str) -> Card:
         except InvalidRollError as error:
             raise fail(f"faces[{number}]", str(error)) from None
     dice = data.get("dice", 2)
-    if type(dice) is not int or dice < 1:
-        raise fail("dice", f"expected how many dice the card brings, 1 or more, not {dice!r}")
+    if bounded_whole_number(dice, 1, MAX_CARD_DICE) is None:
+        raise fail("dice", f"expected how many dice the card brings, 1 to {MAX_CARD_DICE}, not {dice!r}")
     affiliation = data.get("affiliation", [])
     if isinstance(affiliation, str):
         affiliation = [affiliation]
@@ -180,8 +184,8 @@ def _parse(path: Path, text: str) -> Card:
         if extra:
             raise fail(f"global.{extra[0]}", "unknown key (keys: cost, energy, text, attack, defence)")
         for key in ("cost", "attack", "defence"):
-            if type(table.get(key, 0)) is not int or table.get(key, 0) < 0:
-                raise fail(f"global.{key}", f"expected a whole number 0 or more, not {table.get(key)!r}")
+            if bounded_whole_number(table.get(key, 0), 0) is None:
+                raise fail(f"global.{key}", f"expected a whole number 0 to {MAX_PIECE_NUMBER}, not {table.get(key)!r}")
         if not isinstance(table.get("text", ""), str) or not table.get("text"):
             raise fail("global.text", "expected the Global Ability's text")
         ability = GlobalAbility(
