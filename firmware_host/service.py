@@ -278,6 +278,7 @@ class TrayService:
             self.roll_log.integrity_check()
         except RollLogError as error:
             self._log_row(lambda roll_log: _raise(error))
+        self._sync_game_record()  # the game's first actions (or a resumed game's place) are on disk now
         self._try_open(first=True)
         self._refresh()
         self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
@@ -745,8 +746,8 @@ def build_service(
     """
     from firmware_host.commands.vision_cmd import make_reader
     from firmware_host.game_flow import GameFlow
-    from firmware_host.heroes import find_hero
-    from firmware_host.game_store import GameStore
+    from firmware_host.game_store import GameStore, resume_last_game
+    from firmware_host.heroes import find_hero, hero_folders
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
@@ -759,11 +760,23 @@ def build_service(
         pin_factory = MockFactory(pin_class=MockPWMPin)
         housekeeping = _forget_pin_history(pin_factory)
 
+    roll_log = RollLog(config.roll_log_path)
+    game_store = GameStore(config.roll_log_path)
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
         heroes = [find_hero(hero) for hero in config.game.heroes]  # custom heroes too
-        flow = GameFlow(Game.new(heroes, names=list(config.game.players)))
+        names = list(config.game.players)
+        game = None
+        if config.game.resume:
+            try:
+                roll_log.integrity_check()  # a damaged log is moved aside before its games are read
+            except RollLogError:
+                pass  # start() says so, and the game starts fresh below
+            game = resume_last_game(game_store, [(h.id, n) for h, n in zip(heroes, names)], search=hero_folders())
+        else:
+            log.info("a new game starts (game.resume is off, or --new-game)")
+        flow = GameFlow(game if game is not None else Game.new(heroes, names=names))
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)
         opened.append(light)
@@ -791,6 +804,8 @@ def build_service(
     except BaseException:
         for device in reversed(opened):
             device.close()
+        game_store.close()
+        roll_log.close()
         raise
 
     detector = SettleDetector(
@@ -804,8 +819,8 @@ def build_service(
         reader=reader,
         flow=flow,
         display=display,
-        roll_log=RollLog(config.roll_log_path),
-        game_store=GameStore(config.roll_log_path),
+        roll_log=roll_log,
+        game_store=game_store,
         light=light,
         buttons=buttons,
         detector=detector,
