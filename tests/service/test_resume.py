@@ -267,3 +267,27 @@ def test_a_game_resumes_exactly_after_kill_9_and_sigterm(tmp_path: Path, seed: s
     FIGURES[seed] = [tried, resumed]
     print(f"\n{seed}: {tried} restarts ({', '.join(h.name for h, _ in stops)}), {resumed} resumed exactly")
     assert resumed == tried
+
+
+def test_dice_still_lying_in_the_tray_after_a_restart_are_not_a_new_roll(tmp_path: Path, replay_scenes: Path) -> None:
+    """The tray stops (the replay ends: a clean stop) with the first roll read; at the next start the
+    camera sees the same dice where they lay: still roll attempt 1 of 3, no reroll lost."""
+    import shutil
+
+    still = tmp_path / "still"
+    still.mkdir()
+    for frame in sorted(replay_scenes.glob("frame_*.png"))[:12]:  # one still scene
+        shutil.copy(frame, still / frame.name)
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'camera = "replay:{still}"\ngpio = "mock"\ndisplay = "none"\nroll_log = "rolls.sqlite3"\n'
+        '[game]\nplayers = ["Ann", "Bob"]\n'
+    )
+    first = dicetray("run", "--config", str(config))
+    assert first.returncode == 0 and "Roll 1/3" in first.stdout, first.stdout
+    again = dicetray("run", "--config", str(config))
+    assert again.returncode == 0, again.stderr
+    assert "resumed game 1" in again.stdout and "Roll 1/3" in again.stdout  # the roll shown again
+    assert "not a new roll" in again.stdout and "Roll 2/3" not in again.stdout, again.stdout
+    _, actions = recorded_state(tmp_path / "rolls.sqlite3")
+    assert [a for a in actions if a.startswith("roll")] == [actions[-1]]
