@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -153,12 +154,16 @@ class Tray:
             self._lines.put(line.rstrip("\n"))
         self._lines.put(None)
 
-    def wait_for(self, pattern: str, timeout: float = 90.0) -> re.Match[str]:
-        """The first journal line from now on matching ``pattern``."""
+    def wait_for(self, pattern: str, timeout: float = 90.0, *, required: bool = True) -> re.Match[str] | None:
+        """The first journal line from now on matching ``pattern`` within ``timeout`` seconds; None
+        when none came and it is not ``required``."""
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                line = self._lines.get(timeout=timeout)
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
+                if not required:
+                    return None
                 raise AssertionError(f"no {pattern!r} within {timeout} s; journal:\n" + "\n".join(self.journal[-30:])) from None
             if line is None:
                 raise AssertionError(f"the tray ended before {pattern!r}; journal:\n" + "\n".join(self.journal[-30:]))
@@ -177,7 +182,9 @@ class Tray:
         return code
 
     def resumed_state(self) -> dict[str, object]:
-        return json.loads(self.wait_for(r"resumed game \d+ state: (\{.*\})").group(1))
+        found = self.wait_for(r"resumed game \d+ state: (\{.*\})")
+        assert found is not None
+        return json.loads(found.group(1))
 
 
 def recorded_state(log: Path) -> tuple[dict[str, object], list[str]]:
@@ -237,13 +244,17 @@ def test_a_game_resumes_exactly_after_kill_9_and_sigterm(tmp_path: Path, seed: s
     lines, stops = RESTARTS[seed]
     if lines is not None:
         stored_game(log, lines)
-    tried = resumed = 0
+    tried = resumed = late = 0
     tray = Tray(config)
     try:
         if lines is not None:
             tray.resumed_state()
         for how, point in stops:
-            tray.wait_for(point)
+            # A kill racing the commit may land after it: then the next point can be past already,
+            # and the run is stopped a few rolls later instead (still a point of the same turn).
+            if tray.wait_for(point, 20.0, required=False) is None:
+                tray.wait_for(r"tray service running|settled", 60.0)
+                late += 1
             code = tray.end(how)
             assert code == (-signal.SIGKILL if how is signal.SIGKILL else 0), "\n".join(tray.journal[-20:])
             told = [f"roll {m.group(1)}" for m in (re.search(r"Roll \d/\d: ([\d ]+) \(", line) for line in tray.journal) if m]
@@ -265,7 +276,7 @@ def test_a_game_resumes_exactly_after_kill_9_and_sigterm(tmp_path: Path, seed: s
         if tray.process.poll() is None:
             tray.end(signal.SIGKILL)
     FIGURES[seed] = [tried, resumed]
-    print(f"\n{seed}: {tried} restarts ({', '.join(h.name for h, _ in stops)}), {resumed} resumed exactly")
+    print(f"\n{seed}: {tried} restarts ({', '.join(h.name for h, _ in stops)}), {resumed} resumed exactly, {late} stopped past their point")
     assert resumed == tried
 
 
