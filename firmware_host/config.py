@@ -204,10 +204,12 @@ class LiveViewConfig:
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Who plays which hero; 2 to 4 players."""
+    """Who plays which hero; 2 to 4 players. ``resume``: after any restart the tray goes on with the
+    last unfinished game of these players from its record (False: a new game at every start)."""
 
     players: tuple[str, ...] = ("Player 1", "Player 2")
     heroes: tuple[str, ...] = ("barbarian", "moon-elf")
+    resume: bool = True
 
     def check(self) -> None:
         if not 2 <= len(self.players) <= 4:

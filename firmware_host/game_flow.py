@@ -661,6 +661,14 @@ class GameFlow:
                     text += f", sells down to {MAX_HAND}"
                 self._emit(FlowEventKind.PHASE, text, phase=g.phase.value, hand=player.hand)
         elif g.phase is Phase.OFFENSIVE_ROLL:
+            # A game resumed from its record mid-phase goes on from the step it was at: a restart
+            # neither asks for a roll taken already nor loses the choice it offers.
+            if g.selected is not None:
+                self._after_activation()
+                return
+            if g.offensive_roll is not None and g.offensive_roll.fully_numbered:
+                self._show_offense(g.offensive_roll)
+                return
             if announce:
                 self._emit(FlowEventKind.PHASE, f"Offensive Roll Phase: {player.name} rolls 5 dice", phase=g.phase.value)
             self._await_roll(RollKind.OFFENSE)
@@ -676,7 +684,10 @@ class GameFlow:
             if announce:
                 self._emit(FlowEventKind.PHASE, f"Defensive Roll Phase: {_who(defender)} defends",
                            phase=g.phase.value, defender=defender.index)
-            if g.defense is None:
+            if g.defense is not None and g.defense_roll is not None and g.defense_roll.fully_numbered and g.exchange is None:
+                self._show_dice(RollKind.DEFENSE, g.defense_roll)  # resumed after the defensive roll
+                self._after_defense_roll(g.defense)
+            elif g.defense is None:
                 t.step = Step.DEFENSE
                 t.lines = [f"{defender.name}: choose a defense"]
                 t.options = [Option(OptionKind.DEFENSE, a.name, name=a.name) for a in defender.hero.defensive_abilities()]
@@ -757,6 +768,17 @@ class GameFlow:
             # A defense with a second roll attempt (Ninja's Blink) takes another roll until accepted.
             return g.phase is Phase.DEFENSIVE_ROLL and g.exchange is None and g.defense_attempts_left > 0
         return False
+
+    def _show_offense(self, roll: Roll) -> None:
+        """The roll the game holds, as if just read: its dice, then the choices it offers."""
+        self._show_dice(RollKind.OFFENSE, roll)
+        self._score_offense(roll, self._game.active_player.hero)
+
+    def _show_dice(self, kind: RollKind, roll: Roll) -> None:
+        """A roll the game recorded already (a game resumed from its record) as the dice on the tray."""
+        t = self._t
+        t.roll_kind, t.expected, t.recorded = kind, len(roll.faces), True
+        t.dice = [DieReading(value, 1.0, (0, 0, 0, 0), DieStatus.OK, str(value)) for value in roll.numbers]
 
     def _await_roll(self, kind: RollKind) -> None:
         t = self._t
@@ -868,13 +890,18 @@ class GameFlow:
             self._emit(FlowEventKind.DEFENSE,
                        f"{defender.name} defends ({g.defense}): {roll.notation()} ({symbols}) -> {effect.describe()}",
                        roll=roll.notation(), defense=g.defense, effect=effect.describe())
-            if g.defense_attempts_left > 0:
-                t.step, t.selected = Step.CHOOSE, 0
-                t.lines = [f"Defense: {effect.describe()}"]
-                t.options = [Option(OptionKind.ACCEPT, "Keep this defense")]
-                t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
-            else:
-                self._resolve_defense(effect.describe())
+            self._after_defense_roll(effect.describe())
+
+    def _after_defense_roll(self, effect: str) -> None:
+        """Another roll attempt offered (Ninja's Blink), or the damage window."""
+        t = self._t
+        if self._game.defense_attempts_left > 0:
+            t.step, t.selected = Step.CHOOSE, 0
+            t.lines = [f"Defense: {effect}"]
+            t.options = [Option(OptionKind.ACCEPT, "Keep this defense")]
+            t.options += [Option(OptionKind.FIX, f"Fix die {i + 1}", index=i) for i in range(len(t.dice))]
+        else:
+            self._resolve_defense(effect)
 
     def _score_offense(self, roll: Roll, hero: Hero) -> None:
         """Activations, the odds of the best alternatives with the rolls left, and the dice to keep."""

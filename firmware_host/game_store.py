@@ -1,8 +1,10 @@
 """Game records kept in the roll log's SQLite file: every game the tray plays, action by action.
 
-The service calls :meth:`GameStore.sync` after each step; new actions of the game in play are
-appended (a new game object starts a new record). ``dicetray games list|export N`` reads them back
-as :class:`rules.records.GameRecord` text (docs/game-records.md).
+The service calls :meth:`GameStore.sync` at start and after each step; new actions of the game in
+play are appended, each batch in one transaction (a new game object starts a new record).
+``dicetray games list|export N`` reads them back as :class:`rules.records.GameRecord` text
+(docs/game-records.md). At start, :func:`resume_last_game` replays the last unfinished record so the
+tray goes on where it was after any restart; a record that does not replay is kept aside.
 
 >>> from rules.dicethrone.game import Game
 >>> store = GameStore(":memory:")
@@ -18,16 +20,21 @@ as :class:`rules.records.GameRecord` text (docs/game-records.md).
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from calibration.paths import state_directory
 from firmware_host.errors import RollLogError, UsageError
+from rules.errors import RulesError
 from rules.games import Action
-from rules.records import GameRecord
+from rules.records import GameRecord, RecordError, replay
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -42,6 +49,11 @@ CREATE TABLE IF NOT EXISTS game_actions (
     action TEXT NOT NULL,
     PRIMARY KEY (game, seq)
 );
+CREATE TABLE IF NOT EXISTS games_kept_aside (
+    game INTEGER PRIMARY KEY REFERENCES games(number),
+    at REAL NOT NULL,
+    reason TEXT NOT NULL
+);
 """
 
 
@@ -51,9 +63,14 @@ class StoredGame:
     started: float
     tags: tuple[tuple[str, str], ...]
     actions: int
+    kept_aside: str | None = None
+    """Why the record is never resumed (it did not replay), or None."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"number": self.number, "started": self.started, "tags": dict(self.tags), "actions": self.actions}
+        return {
+            "number": self.number, "started": self.started, "tags": dict(self.tags), "actions": self.actions,
+            "kept_aside": self.kept_aside,
+        }  # fmt: skip
 
 
 class GameStore:
@@ -100,10 +117,34 @@ class GameStore:
     def games(self) -> list[StoredGame]:
         """Every stored game, oldest first."""
         rows = self._read(
-            "SELECT g.number, g.started, g.tags, COUNT(a.seq) FROM games g "
-            "LEFT JOIN game_actions a ON a.game = g.number GROUP BY g.number ORDER BY g.number"
+            "SELECT g.number, g.started, g.tags, COUNT(a.seq), k.reason FROM games g "
+            "LEFT JOIN game_actions a ON a.game = g.number LEFT JOIN games_kept_aside k ON k.game = g.number "
+            "GROUP BY g.number ORDER BY g.number"
         )
-        return [StoredGame(n, started, tuple(tuple(t) for t in json.loads(tags)), count) for n, started, tags, count in rows]
+        return [
+            StoredGame(n, started, tuple(tuple(t) for t in json.loads(tags)), count, aside)
+            for n, started, tags, count, aside in rows
+        ]
+
+    def continue_game(self, number: int, game: Any) -> None:
+        """Makes ``game`` (replayed from record ``number``) the game in play: the next :meth:`sync`
+        appends its new actions to that record instead of starting another."""
+        self._game, self._number, self._written = game, number, len(list(game.actions))
+
+    def keep_aside(self, number: int, reason: str) -> None:
+        """Marks record ``number`` as one never to resume again (it stays in the store, exportable).
+
+        :raises RollLogError: naming the file when it cannot be written.
+        """
+        try:
+            db = self._connect()
+            db.execute(
+                "INSERT OR REPLACE INTO games_kept_aside (game, at, reason) VALUES (?, ?, ?)", (number, time.time(), reason)
+            )
+            db.commit()
+        except (sqlite3.Error, OSError) as error:
+            self.close()
+            raise RollLogError(f"cannot write to the game records in {str(self.path)!r}: {error}") from error
 
     def record(self, number: int) -> GameRecord:
         """Game ``number`` as a :class:`GameRecord`.
@@ -114,9 +155,11 @@ class GameStore:
         if not found:
             numbers = ", ".join(str(g.number) for g in self.games()) or "none yet"
             raise UsageError(f"no game {number} in {str(self.path)!r} (games: {numbers})")
-        rows = self._read("SELECT action FROM game_actions WHERE game = ? ORDER BY seq", (number,))
-        actions = tuple((0, Action.from_notation(line)) for (line,) in rows)
-        return GameRecord(found[0].tags, actions, f"{self.path}#{number}")
+        rows = self._read("SELECT seq, action FROM game_actions WHERE game = ? ORDER BY seq", (number,))
+        source = f"{self.path}#{number}"
+        # The action's place in the game stands for its line (a damaged action names it).
+        actions = tuple((seq + 1, _action(line, f"{source}:{seq + 1}")) for seq, line in rows)
+        return GameRecord(found[0].tags, actions, source)
 
     def close(self) -> None:
         if self._connection is not None:
@@ -140,3 +183,64 @@ class GameStore:
             connection.executescript(_SCHEMA)
             self._connection = connection
         return self._connection
+
+
+def _action(line: object, where: str) -> Action:
+    try:
+        return Action.from_notation(str(line))
+    except RulesError as error:
+        raise RecordError(f"{where}: {error}") from None
+
+
+def resume_last_game(store: GameStore, players: Sequence[tuple[str, str]], *, search: Sequence[Path] = ()) -> Any:
+    """The store's last game, replayed from its record, when it is unfinished and seats ``players``
+    (hero id, name) as the config does; the store then appends to that record. None when a new game
+    is to start (the journal says why). A record that does not replay (damaged, a hero file since
+    removed) is kept aside with a warning and never tried again, so it cannot stop the tray twice.
+
+    ``search``: folders of custom hero files, as :func:`rules.records.replay` takes them.
+    """
+    try:
+        games = store.games()
+    except RollLogError as error:
+        log.warning("%s; a new game starts", error)
+        return None
+    if not games or games[-1].kept_aside is not None:
+        return None
+    last = games[-1]
+    try:
+        game = replay(store.record(last.number), search=search)
+    except (RulesError, RollLogError, UsageError) as error:
+        reason = str(error)
+        try:
+            store.keep_aside(last.number, reason)
+        except RollLogError as write_error:
+            log.warning("%s", write_error)
+        log.warning(
+            "game %d in %s does not replay (%s): its record is kept aside (dicetray games export %d) and a new game starts",
+            last.number, store.path, reason, last.number,
+        )  # fmt: skip
+        return None
+    if getattr(game, "outcome", None) is not None:
+        log.info("game %d is over; a new game starts", last.number)
+        return None
+    seated = [(p.hero.id, p.name) for p in game.players]
+    if seated != list(players):
+        log.info(
+            "game %d seats %s, the config %s; a new game starts",
+            last.number, _seats(seated), _seats(players),
+        )  # fmt: skip
+        return None
+    store.continue_game(last.number, game)
+    state = game.to_json()
+    log.info(
+        "resumed game %d from its record (%d actions): turn %s, %s, %s",
+        last.number, last.actions, state["turn"], state["phase"],
+        ", ".join(f"{p['name']} {p['health']} HP {p['cp']} CP {p['cards']} cards" for p in state["players"]),
+    )  # fmt: skip
+    log.debug("resumed game %d state: %s", last.number, json.dumps(state, sort_keys=True))
+    return game
+
+
+def _seats(players: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(f"{name} ({hero})" for hero, name in players)

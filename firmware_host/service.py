@@ -173,6 +173,9 @@ class TrayService:
         than this counts as a lost camera; None reads in the loop's own thread, unwatched.
     :param game_store: where each game's record is written as it is played
         (:class:`firmware_host.game_store.GameStore`), or None.
+    :param last_reading: for a game resumed after a restart, the last reading the roll log holds:
+        dice still lying in the tray as they were are that roll, not a new one (as after a camera
+        reconnect, :func:`same_dice`).
     """
 
     def __init__(
@@ -197,6 +200,7 @@ class TrayService:
         backup_every_s: float | None = None,
         read_limit_s: float | None = READ_LIMIT_S,
         game_store: Any = None,
+        last_reading: FrameReading | None = None,
     ) -> None:
         self.game_store = game_store
         self.events = EventStream()
@@ -237,6 +241,8 @@ class TrayService:
         self._last_roll: FrameReading | None = None
         """The last reading handed to the game, to know it again after a camera reconnect."""
         self._reconnected = False
+        if last_reading is not None:
+            self._last_roll, self._reconnected = last_reading, True
         self._closed = False
         self._started = False
         self._shown_screen: ScreenState | None = None
@@ -278,6 +284,7 @@ class TrayService:
             self.roll_log.integrity_check()
         except RollLogError as error:
             self._log_row(lambda roll_log: _raise(error))
+        self._sync_game_record()  # the game's first actions (or a resumed game's place) are on disk now
         self._try_open(first=True)
         self._refresh()
         self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
@@ -425,7 +432,7 @@ class TrayService:
         if self._reconnected and self._last_roll is not None and same_dice(reading, self._last_roll):
             # The camera came back to the dice it last read: the roll taken already, not a new one.
             self.stats.same_after_reconnect += 1
-            log.info("settled: %s, the same dice as before the camera was lost; not a new roll", _describe(reading))
+            log.info("settled: %s, the same dice as before the camera was lost or the restart; not a new roll", _describe(reading))
             return reading
         self._reconnected = False
         self._last_roll = reading
@@ -745,8 +752,8 @@ def build_service(
     """
     from firmware_host.commands.vision_cmd import make_reader
     from firmware_host.game_flow import GameFlow
-    from firmware_host.heroes import find_hero
-    from firmware_host.game_store import GameStore
+    from firmware_host.game_store import GameStore, resume_last_game
+    from firmware_host.heroes import find_hero, hero_folders
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
@@ -759,11 +766,24 @@ def build_service(
         pin_factory = MockFactory(pin_class=MockPWMPin)
         housekeeping = _forget_pin_history(pin_factory)
 
+    roll_log = RollLog(config.roll_log_path)
+    game_store = GameStore(config.roll_log_path)
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
         heroes = [find_hero(hero) for hero in config.game.heroes]  # custom heroes too
-        flow = GameFlow(Game.new(heroes, names=list(config.game.players)))
+        names = list(config.game.players)
+        game = None
+        if config.game.resume:
+            try:
+                roll_log.integrity_check()  # a damaged log is moved aside before its games are read
+            except RollLogError:
+                pass  # start() says so, and the game starts fresh below
+            game = resume_last_game(game_store, [(h.id, n) for h, n in zip(heroes, names)], search=hero_folders())
+        else:
+            log.info("a new game starts (game.resume is off, or --new-game)")
+        flow = GameFlow(game if game is not None else Game.new(heroes, names=names))
+        last_reading = _last_reading(roll_log) if game is not None else None
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)
         opened.append(light)
@@ -791,6 +811,8 @@ def build_service(
     except BaseException:
         for device in reversed(opened):
             device.close()
+        game_store.close()
+        roll_log.close()
         raise
 
     detector = SettleDetector(
@@ -804,8 +826,9 @@ def build_service(
         reader=reader,
         flow=flow,
         display=display,
-        roll_log=RollLog(config.roll_log_path),
-        game_store=GameStore(config.roll_log_path),
+        roll_log=roll_log,
+        game_store=game_store,
+        last_reading=last_reading,
         light=light,
         buttons=buttons,
         detector=detector,
@@ -818,6 +841,16 @@ def build_service(
         housekeeping=housekeeping,
         backup_every_s=BACKUP_EVERY_S,
     )
+
+
+def _last_reading(roll_log: RollLog) -> FrameReading | None:
+    """The roll log's last reading, to know its dice again in the tray after a restart (None when
+    there is none, or the log cannot be read: then every settled reading is a new roll)."""
+    try:
+        logged = roll_log.readings(limit=1)
+    except RollLogError:
+        return None
+    return FrameReading(logged[-1].dice, logged[-1].ms) if logged else None
 
 
 def _forget_pin_history(factory: Any) -> Callable[[], None]:

@@ -89,7 +89,8 @@ def run_games_list(args: argparse.Namespace) -> int:
     for game in games:
         tags = dict(game.tags)
         seats = ", ".join(v for k, v in game.tags if k[:1] == "P" and k[1:].isdigit())
-        print(f"{game.number:4d}  {tags.get('Mode', '?'):16s} {game.actions:5d} actions  {seats}")
+        aside = "  (kept aside: does not replay)" if game.kept_aside is not None else ""
+        print(f"{game.number:4d}  {tags.get('Mode', '?'):16s} {game.actions:5d} actions  {seats}{aside}")
     return 0
 
 

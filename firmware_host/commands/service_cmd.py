@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 from typing import Any
 
@@ -25,6 +26,11 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     run.add_argument("--config", metavar="FILE", help="TOML config file")
     run.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (for tests)")
     run.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames (for tests)")
+    run.add_argument(
+        "--new-game",
+        action="store_true",
+        help="start a new game instead of resuming the last unfinished one (as game.resume = false does)",
+    )
     run.set_defaults(handler=run_service)
 
 
@@ -38,6 +44,8 @@ def run_service(args: argparse.Namespace) -> int:
     if args.max_frames is not None and args.max_frames < 1:
         raise UsageError(f"--max-frames must be at least 1, not {args.max_frames!r}")
     config = load_config(args.config)
+    if args.new_game:
+        config = dataclasses.replace(config, game=dataclasses.replace(config.game, resume=False))
     configure_logging(config.log_level)
     source = find_config(args.config)
     log.info(
