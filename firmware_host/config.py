@@ -192,12 +192,18 @@ class LiveViewConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     max_fps: float = 10.0
+    names: tuple[str, ...] = ()  # host names the tray is reached by, besides IPs and its own name
+    max_connections: int = 100
+    stream_clients: int = 8
+    read_needs_pairing: bool = False  # True: watching needs the PIN too, not only changing
 
     def check(self) -> None:
         if not self.host.strip():
             raise ValueError("liveview.host is empty; use '127.0.0.1' or '0.0.0.0'")
         _in_range("liveview.port", self.port, 1, 65535)
         _in_range("liveview.max_fps", self.max_fps, 0.5, 60)
+        _in_range("liveview.max_connections", self.max_connections, 4, 10000)
+        _in_range("liveview.stream_clients", self.stream_clients, 1, 100)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from firmware_host.config import Config
 from firmware_host.events import EventStream
+from firmware_host.web.state import table_state
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
@@ -175,6 +176,8 @@ class TrayService:
         self._housekeeping = housekeeping
         self._last_housekeeping = float("-inf")
         self.live = live
+        if hasattr(live, "on_event"):
+            self.events.subscribe(live.on_event)  # the table app pushes every game event
         self.reader = reader
         self.flow = flow
         self.display = display
@@ -359,9 +362,10 @@ class TrayService:
         return reading
 
     def _handle_buttons(self) -> None:
-        if self.buttons is None:
-            return
-        for event in self.buttons.drain():
+        presses = list(self.buttons.drain()) if self.buttons is not None else []
+        if hasattr(self.live, "drain"):
+            presses += self.live.drain()  # the table app's buttons, pressed on a phone
+        for event in presses:
             self.stats.buttons += 1
             log.debug("button %s", getattr(event, "name", event))
             self._handle_events(self._to_flow(self.flow.on_button, event))
@@ -446,7 +450,9 @@ class TrayService:
                     log.warning("the status LED failed: %s", error)
             self._shown_status = status
         if changed and self.live is not None:
-            self.live.publish_state({"screen": screen, "status": status, "camera_lost": self._camera_error})
+            self.live.publish_state(
+                {"screen": screen, "status": status, "camera_lost": self._camera_error, "table": table_state(self.flow)}
+            )
 
     # -- camera -----------------------------------------------------------------------------------
 
@@ -625,12 +631,12 @@ def build_service(
         opened.append(display)
         live = None
         if config.liveview.enabled:
-            from firmware_host.liveview import LiveView
+            from firmware_host.web import TrayWeb
 
-            live = LiveView(config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps)
-            live.start()
+            live = TrayWeb.from_config(config.liveview)
+            live.start()  # logs the URL(s) to open
             opened.append(live)
-            log.info("live view on http://%s:%d/", config.liveview.host, live.port)
+            log.info("table app pairing PIN: %s", live.pairing.pin)
     except BaseException:
         for device in reversed(opened):
             device.close()
