@@ -20,6 +20,7 @@ flushed.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import signal
 import threading
@@ -362,9 +363,10 @@ class TrayService:
         return reading
 
     def _handle_buttons(self) -> None:
-        presses = list(self.buttons.drain()) if self.buttons is not None else []
+        presses: Iterable[Any] = self.buttons.drain() if self.buttons is not None else ()
         if hasattr(self.live, "drain"):
-            presses += self.live.drain()  # the table app's buttons, pressed on a phone
+            # The table app's actions, pressed on a phone: worked out press by press, lazily.
+            presses = itertools.chain(presses, self.live.drain(self.flow))
         for event in presses:
             self.stats.buttons += 1
             log.debug("button %s", getattr(event, "name", event))
@@ -434,6 +436,9 @@ class TrayService:
                 prompt="Retrying...",
             )  # fmt: skip
             status = TrayStatus.CAMERA_LOST
+        pin = self.live.pin_shown() if hasattr(self.live, "pin_shown") else None
+        if pin is not None:
+            screen = dataclasses.replace(screen, banner=f"PIN {pin}")  # a phone is pairing
         changed = screen != self._shown_screen or status != self._shown_status
         if screen != self._shown_screen:
             try:

@@ -14,6 +14,8 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``WS   /api/v1/stream``             ``{"type": "state"|"reading"|"event", "data"}``       read
 ``POST /api/v1/pair``               ``{"pin"}`` -> ``{"token"}``                          PIN
 ``POST /api/v1/buttons``            ``{"button": "next"|"select"|"back"|...-held}``       token
+``POST /api/v1/actions``            ``{"action": "choose"|"set-die"|"undo"|"press", ...}``  token
+``POST /api/v1/pair/show``          put the PIN on the tray's display for a minute        open
 ==================================  ===================================================  ==========
 
 "read" is open unless ``read_needs_pairing``; then it takes a token like a write (as
@@ -37,6 +39,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from firmware_host.liveview import BOUNDARY
 from firmware_host.web.access import bearer_token
+from firmware_host.web.actions import ACTIONS, ActionRefused, TableAction
+
+PIN_SHOWN_S = 60
 
 API_VERSION = "1"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -215,6 +220,27 @@ def build_app(web: Any) -> ASGIApp:
         web.press(ButtonEvent(name))
         return JSONResponse({"queued": name}, status_code=202)
 
+    async def actions(request: Request) -> Response:
+        refused = write_refusal(request)
+        if refused is not None:
+            return refused
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            action = TableAction.from_json(body)
+        except ActionRefused as refusal:
+            return _problem(400, str(refusal))
+        web.act(action)
+        return JSONResponse({"queued": body}, status_code=202)
+
+    async def show_pin(request: Request) -> Response:
+        refused = write_refusal(request, needs_token=False)
+        if refused is not None:
+            return refused
+        web.show_pin()
+        return JSONResponse({"shown_s": PIN_SHOWN_S}, status_code=202)
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/api/v1", api_index, methods=["GET"]),
@@ -227,6 +253,8 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
         Route("/api/v1/pair", pair, methods=["POST"]),
         Route("/api/v1/buttons", buttons, methods=["POST"]),
+        Route("/api/v1/actions", actions, methods=["POST"]),
+        Route("/api/v1/pair/show", show_pin, methods=["POST"]),
         WebSocketRoute("/api/v1/stream", EventSocket(web, may_read)),
     ]
     return GuardMiddleware(Starlette(routes=routes), web)
@@ -422,6 +450,20 @@ def openapi_description() -> dict[str, Any]:
                     "responses": {"202": {"description": "queued for the game"}, "400": error, "401": error, "403": error, "413": error},
                 }
             },
+            "/api/v1/actions": {
+                "post": {
+                    "summary": "a table action, carried out press by press against the game as it is then",
+                    "security": token,
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Action"}}}},
+                    "responses": {"202": {"description": "queued for the game"}, "400": error, "401": error, "403": error, "413": error},
+                }
+            },
+            "/api/v1/pair/show": {
+                "post": {
+                    "summary": "show the pairing PIN on the tray's display for a minute",
+                    "responses": {"202": {"description": "shown"}, "403": error},
+                }
+            },
         },
         "components": {
             "securitySchemes": {"pairedToken": {"type": "http", "scheme": "bearer", "description": "from POST /api/v1/pair"}},
@@ -429,6 +471,18 @@ def openapi_description() -> dict[str, Any]:
                 "Error": {"type": "object", "properties": {"error": {"type": "string"}, "status": {"type": "integer"}}},
                 "Pair": {"type": "object", "required": ["pin"], "properties": {"pin": {"type": "string"}}},
                 "Token": {"type": "object", "properties": {"token": {"type": "string"}}},
+                "Action": {
+                    "type": "object",
+                    "required": ["action"],
+                    "properties": {
+                        "action": {"enum": list(ACTIONS)},
+                        "button": {"type": "string"},
+                        "option": {"type": "integer", "minimum": 0},
+                        "label": {"type": "string", "description": "the option's text as the page saw it"},
+                        "die": {"type": "integer", "minimum": 0},
+                        "value": {"type": "integer", "minimum": 1, "maximum": 6},
+                    },
+                },
                 "Press": {"type": "object", "required": ["button"], "properties": {"button": {"enum": list(BUTTONS)}}},
             },
         },

@@ -29,7 +29,7 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -40,6 +40,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from firmware_host.liveview import BadLiveViewAddress, FrameHub, JpegFrame, LiveViewError, PortInUse, to_jsonable
 from firmware_host.web.access import HostCheck, Pairing
+from firmware_host.web.actions import ActionRefused, TableAction, presses
 from vision.types import FrameReading
 
 log = logging.getLogger("dicetray.web")
@@ -198,7 +199,8 @@ class TrayWeb:
         self._state_json = json.dumps(self._state)
         self._reading_json = "null"
         self._events: collections_deque[dict[str, Any]] = collections_deque(maxlen=200)
-        self._presses: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._presses: queue.SimpleQueue[TableAction] = queue.SimpleQueue()
+        self._pin_until = float("-inf")
         # Event loop side (touched only on the loop's thread).
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: set[Subscriber] = set()
@@ -411,16 +413,38 @@ class TrayWeb:
 
     def press(self, event: Any) -> None:
         """Queues a button press from the page for the service (see :meth:`drain`)."""
-        self._presses.put(event)
+        self._presses.put(TableAction("press", button=event.value))
 
-    def drain(self) -> list[Any]:
-        """The presses the page made since the last call, oldest first (the service's thread)."""
-        out = []
+    def act(self, action: TableAction) -> None:
+        """Queues a table action from the page for the service (see :meth:`drain`)."""
+        self._presses.put(action)
+
+    def drain(self, flow: Any = None) -> Iterator[Any]:
+        """The button presses for the page's actions since the last call, oldest first, for the
+        service to apply on its thread. Lazy: each press is worked out against ``flow`` after the
+        one before it was applied. An action the flow cannot take is refused: logged and sent to
+        the page as ``{"type": "refused"}``; the rest go on."""
         while True:
             try:
-                out.append(self._presses.get_nowait())
+                action = self._presses.get_nowait()
             except queue.Empty:
-                return out
+                return
+            try:
+                yield from presses(action, flow)
+            except ActionRefused as refusal:
+                log.warning("the page's %s was refused: %s", action.action, refusal)
+                self._broadcast("refused", {"action": action.action, "reason": str(refusal)})
+
+    def show_pin(self, seconds: float = 60.0) -> None:
+        """Asks for the PIN on the tray's display for ``seconds`` (the page's "pair" button)."""
+        with self._lock:
+            self._pin_until = time.monotonic() + seconds
+
+    def pin_shown(self) -> str | None:
+        """The PIN while it should be on the display, else None (the service asks each refresh)."""
+        with self._lock:
+            showing = time.monotonic() < self._pin_until
+        return self.pairing.pin if showing else None
 
     # -- what the app reads -----------------------------------------------------------------------
 

@@ -39,3 +39,19 @@ def test_the_page_sees_the_game_and_its_presses_play_it(make_service, replay_sce
         assert step_before  # the flow took the press on its own thread (a BACK: undo or nothing)
     service.close()
     assert web.closed
+
+
+def test_the_pin_goes_on_the_tray_display_while_a_phone_pairs(make_service, replay_scenes: Path) -> None:
+    web = TrayWeb("127.0.0.1", 0, pairing=Pairing(pin="987654"))
+    web.start()
+    service = make_service(lambda: ReplaySource(replay_scenes), live=web)
+    service.start()
+    service.step()
+    assert service._shown_screen is not None and service._shown_screen.banner != "PIN 987654"
+    web.show_pin()
+    service.step()
+    assert service._shown_screen.banner == "PIN 987654"
+    web.show_pin(seconds=-1)
+    service.step()
+    assert service._shown_screen.banner != "PIN 987654"
+    service.close()

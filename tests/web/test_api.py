@@ -31,12 +31,12 @@ def test_a_write_without_pairing_is_refused_and_a_paired_one_reaches_the_game(we
     refused = client.post("/api/v1/buttons", json={"button": "next"})
     assert refused.status_code == 401
     assert "pair" in refused.json()["error"]
-    assert web.drain() == []
+    assert list(web.drain()) == []
     wrong = client.post("/api/v1/buttons", json={"button": "next"}, headers={"Authorization": "Bearer not-a-token"})
     assert wrong.status_code == 401
     ok = client.post("/api/v1/buttons", json={"button": "select-held"}, headers={"Authorization": f"Bearer {token}"})
     assert ok.status_code == 202
-    assert web.drain() == [ButtonEvent.SELECT_HELD]
+    assert list(web.drain()) == [ButtonEvent.SELECT_HELD]
 
 
 def test_a_wrong_pin_gets_no_token_and_five_in_a_row_draw_a_new_pin(web: TrayWeb, client: httpx.Client) -> None:
@@ -81,7 +81,7 @@ def test_a_body_over_the_limit_is_refused_before_the_route_reads_it(client: http
             yield b"x" * 1024
 
     assert client.post("/api/v1/buttons", content=chunks(), headers=headers).status_code == 413
-    assert web.drain() == []
+    assert list(web.drain()) == []
 
 
 def test_bad_bodies_are_named(client: httpx.Client, token: str) -> None:
