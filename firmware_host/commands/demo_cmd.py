@@ -25,6 +25,11 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     demo.add_argument("--out", metavar="DIR", default="demo-out", help="folder for the display frames (default: demo-out)")
     demo.add_argument("--seed", metavar="N", default="0", help="seed of the dice and the players' choices (default: 0)")
     demo.add_argument("--turns", metavar="N", default=None, help="turns before the leader is named (default: 6)")
+    demo.add_argument(
+        "--web", action="store_true",
+        help="serve the table app on 127.0.0.1 while the demo plays, and keep serving until Ctrl-C",
+    )  # fmt: skip
+    demo.add_argument("--port", metavar="N", default="8080", help="the table app's port with --web (default: 8080)")
     demo.set_defaults(handler=run_demo_command)
 
 
@@ -44,7 +49,17 @@ def run_demo_command(args: argparse.Namespace) -> int:
     seed = _count(args.seed, "--seed", 0)
     turns = DEMO_TURNS if args.turns is None else _count(args.turns, "--turns", 1)
     out = Path(args.out)
-    result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout)
+    live = None
+    if args.web:
+        from firmware_host.web import TrayWeb
+
+        port = _count(args.port, "--port", 1)
+        if port > 65535:
+            raise UsageError(f"--port must be 65535 or less, not {args.port!r}")
+        live = TrayWeb("127.0.0.1", port)
+        live.start()
+        print(f"table app at {live.url} (pairing PIN {live.pairing.pin}); Ctrl-C stops it", flush=True)
+    result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout, live=live, pace_s=0.4 if live is not None else 0.0)
     print(
         f"\n{result.frames_shown} display frames, the transcript and the game record in {str(out)!r}; {result.camera_frames} camera frames, "
         f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"

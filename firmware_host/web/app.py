@@ -314,6 +314,8 @@ class CameraStream:
                         break
                     slot.writing_since = None
                     last = frame.seq
+                if slot.writing_since is None:  # not stalled: end the response properly
+                    await _send_or_cut(send, {"type": "http.response.body", "body": b""}, asyncio.Event(), 0.5)
             finally:
                 watcher.cancel()
         finally:
