@@ -42,6 +42,7 @@ __all__ = [
     "I2CConfig",
     "LightsConfig",
     "LiveViewConfig",
+    "MqttConfig",
     "PinsConfig",
     "SettleConfig",
     "SYSTEM_CONFIG",
@@ -207,6 +208,27 @@ class LiveViewConfig:
 
 
 @dataclass(frozen=True)
+class MqttConfig:
+    """MQTT for Home Assistant (docs/live-view.md); off unless enabled."""
+
+    enabled: bool = False
+    host: str = "localhost"
+    port: int = 1883
+    topic: str = "dicetray"
+    username: str = ""
+    password: str = ""
+    discovery_prefix: str = "homeassistant"
+    node_id: str = ""  # Home Assistant's id for this tray (default: dicetray_HOSTNAME)
+
+    def check(self) -> None:
+        if not self.host.strip():
+            raise ValueError("mqtt.host is empty; name the broker, e.g. 'localhost'")
+        _in_range("mqtt.port", self.port, 1, 65535)
+        if not self.topic.strip("/ ") or any(c in self.topic for c in "#+"):
+            raise ValueError(f"mqtt.topic must be a plain topic without # or +, not {self.topic!r}")
+
+
+@dataclass(frozen=True)
 class GameConfig:
     """Who plays which hero; 2 to 4 players."""
 
@@ -250,6 +272,7 @@ class Config:
     settle: SettleConfig = field(default_factory=SettleConfig)
     game: GameConfig = field(default_factory=GameConfig)
     liveview: LiveViewConfig = field(default_factory=LiveViewConfig)
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
     source: Path | None = field(default=None, compare=False)
     """The file this config was read from, or None for the built-in defaults."""
 
@@ -269,6 +292,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "settle": SettleConfig,
     "game": GameConfig,
     "liveview": LiveViewConfig,
+    "mqtt": MqttConfig,
 }
 _SCALARS = ("camera", "gpio", "display", "profile", "roll_log", "log_level")
 

@@ -642,6 +642,13 @@ def build_service(
             live.start()  # logs the URL(s) to open
             opened.append(live)
             log.info("table app pairing PIN: %s", live.pairing.pin)
+        mqtt = None
+        if config.mqtt.enabled:
+            from firmware_host.mqtt import TrayMqtt
+
+            mqtt = TrayMqtt.from_config(config.mqtt, flow)
+            mqtt.start()
+            opened.append(mqtt)
     except BaseException:
         for device in reversed(opened):
             device.close()
@@ -653,7 +660,7 @@ def build_service(
     # Live cameras block until the next frame; the simulated tray and replays do not, so the loop
     # paces them to the configured rate.
     paced = config.camera.kind in ("sim", "replay")
-    return TrayService(
+    service = TrayService(
         open_source=lambda: open_camera(config),
         reader=reader,
         flow=flow,
@@ -667,10 +674,14 @@ def build_service(
         clock=clock if clock is not None else time.monotonic,
         sleep=sleep if sleep is not None else time.sleep,
         fps=config.frames.fps if paced else None,
-        closers=[tray_light],
+        closers=[tray_light, *([mqtt] if mqtt is not None else [])],
         live=live,
         housekeeping=housekeeping,
     )
+    if mqtt is not None:
+        service.events.subscribe(mqtt.on_event)  # one more output of the event stream
+        mqtt.publish_state()
+    return service
 
 
 def _forget_pin_history(factory: Any) -> Callable[[], None]:
