@@ -154,6 +154,7 @@ class TrayWeb:
     :param event_clients: event stream (WebSocket) clients at once.
     :param read_needs_pairing: whether reading (state, camera, events) needs a token too.
     :param pairing: the PIN and tokens (a new :class:`Pairing` with a random PIN by default).
+    :param announce: announce the page over mDNS when it is served on the network (not on loopback).
     """
 
     def __init__(
@@ -173,6 +174,7 @@ class TrayWeb:
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         keepalive_s: float = KEEPALIVE_S,
         max_body_bytes: int = MAX_BODY_BYTES,
+        announce: bool = True,
     ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise BadLiveViewAddress(f"web port must be 0-65535, got {port!r}")
@@ -212,6 +214,8 @@ class TrayWeb:
         self._pump: threading.Thread | None = None
         self._watched = threading.Event()
         self._closed = False
+        self.announce = announce
+        self.announcement: Any = None
 
     @classmethod
     def from_config(cls, config: Any) -> TrayWeb:
@@ -308,6 +312,12 @@ class TrayWeb:
         self._pump.start()
         for url in self.urls:
             log.info("table app at %s", url)
+        addresses = _interface_addresses() if self.host in ("0.0.0.0", "") else [self.host]
+        if self.announce and addresses and not addresses[0].startswith("127.") and ":" not in addresses[0]:
+            from firmware_host.web.mdns import Announcement
+
+            self.announcement = Announcement(self.port, addresses)
+            self.announcement.start()
 
     async def _serve(self, sock: socket.socket, started: threading.Event) -> None:
         assert self._server is not None
@@ -344,6 +354,8 @@ class TrayWeb:
         if self._closed:
             return
         self._closed = True
+        if self.announcement is not None:
+            self.announcement.close()
         self.hub.close()
         self._watched.set()
         loop = self._loop
