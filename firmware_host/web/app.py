@@ -39,13 +39,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from firmware_host.liveview import BOUNDARY
 from firmware_host.web.access import bearer_token
+from hardware.buttons import ButtonEvent
 from firmware_host.web.actions import ACTIONS, ActionRefused, TableAction
 
 PIN_SHOWN_S = 60
 
 API_VERSION = "1"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-BUTTONS = ("next", "select", "back", "next-held", "select-held", "back-held")
+BUTTONS = tuple(event.value for event in ButtonEvent)
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
@@ -190,11 +191,13 @@ def build_app(web: Any) -> ASGIApp:
             return _problem(503, "no camera frame yet")
         return Response(frame.jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
+    async def write_body(request: Request, needs_token: bool = True) -> dict[str, Any] | Response:
+        """A write's JSON object, or the refusal: another site's Origin, no token, not JSON."""
+        refused = write_refusal(request, needs_token)
+        return refused if refused is not None else await json_body(request)
+
     async def pair(request: Request) -> Response:
-        refused = write_refusal(request, needs_token=False)
-        if refused is not None:
-            return refused
-        body = await json_body(request)
+        body = await write_body(request, needs_token=False)
         if isinstance(body, Response):
             return body
         pin = body.get("pin")
@@ -205,34 +208,22 @@ def build_app(web: Any) -> ASGIApp:
             return _problem(403, "wrong PIN: use the one on the tray's display")
         return JSONResponse({"token": token}, status_code=201)
 
-    async def buttons(request: Request) -> Response:
-        from hardware.buttons import ButtonEvent
-
-        refused = write_refusal(request)
-        if refused is not None:
-            return refused
-        body = await json_body(request)
-        if isinstance(body, Response):
-            return body
-        name = body.get("button")
-        if name not in BUTTONS:
-            return _problem(400, f"button must be one of {', '.join(BUTTONS)}, not {name!r}")
-        web.press(ButtonEvent(name))
-        return JSONResponse({"queued": name}, status_code=202)
-
-    async def actions(request: Request) -> Response:
-        refused = write_refusal(request)
-        if refused is not None:
-            return refused
-        body = await json_body(request)
+    async def queue_action(request: Request, as_action: Any) -> Response:
+        body = await write_body(request)
         if isinstance(body, Response):
             return body
         try:
-            action = TableAction.from_json(body)
+            action = TableAction.from_json(as_action(body))
         except ActionRefused as refusal:
             return _problem(400, str(refusal))
         web.act(action)
         return JSONResponse({"queued": body}, status_code=202)
+
+    async def buttons(request: Request) -> Response:
+        return await queue_action(request, lambda body: {"action": "press", "button": body.get("button")})
+
+    async def actions(request: Request) -> Response:
+        return await queue_action(request, lambda body: body)
 
     async def show_pin(request: Request) -> Response:
         refused = write_refusal(request, needs_token=False)

@@ -87,7 +87,7 @@ def test_a_body_over_the_limit_is_refused_before_the_route_reads_it(client: http
 def test_bad_bodies_are_named(client: httpx.Client, token: str) -> None:
     headers = {"Authorization": f"Bearer {token}"}
     assert "not JSON" in client.post("/api/v1/buttons", content=b"{", headers=headers).json()["error"]
-    assert "must be one of" in client.post("/api/v1/buttons", json={"button": "jump"}, headers=headers).json()["error"]
+    assert "press takes a button" in client.post("/api/v1/buttons", json={"button": "jump"}, headers=headers).json()["error"]
 
 
 def test_the_event_stream_says_hello_then_pushes_state_readings_and_game_events(web: TrayWeb) -> None:
