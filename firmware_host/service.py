@@ -639,6 +639,7 @@ def build_service(
             from firmware_host.web import TrayWeb
 
             live = TrayWeb.from_config(config.liveview)
+            live.games_path = config.roll_log_path  # the page lists the games and offers their records
             live.start()  # logs the URL(s) to open
             opened.append(live)
             log.info("table app pairing PIN: %s", live.pairing.pin)

@@ -9,6 +9,8 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``GET  /api/v1/reading``            the last reading with the frame's size, or null       read
 ``GET  /api/v1/events``             the last 200 game events                              read
 ``GET  /api/v1/stats``              frames, clients, drops                                read
+``GET  /api/v1/games``              the games in the roll log                              read
+``GET  /api/v1/games/N.dtr``        game N's record (docs/game-records.md), to download    read
 ``GET  /api/v1/camera/snapshot.jpg`` the newest frame                                     read
 ``GET  /api/v1/camera/stream.mjpg``  the camera, ``multipart/x-mixed-replace``            read
 ``WS   /api/v1/stream``             ``{"type": "state"|"reading"|"event", "data"}``       read
@@ -232,6 +234,51 @@ def build_app(web: Any) -> ASGIApp:
         web.show_pin()
         return JSONResponse({"shown_s": PIN_SHOWN_S}, status_code=202)
 
+    def stored_games() -> list[dict[str, Any]]:
+        from firmware_host.game_store import GameStore
+
+        if web.games_path is None:
+            return []
+        store = GameStore(web.games_path)  # its own connection, on a worker thread
+        try:
+            return [game.to_json() for game in store.games()]
+        finally:
+            store.close()
+
+    def game_record(number: int) -> str:
+        from firmware_host.game_store import GameStore
+
+        store = GameStore(web.games_path)
+        try:
+            return str(store.record(number).notation())
+        finally:
+            store.close()
+
+    async def games(request: Request) -> Response:
+        refused = read_refusal(request)
+        if refused is not None:
+            return refused
+        return JSONResponse({"games": await asyncio.to_thread(stored_games)})
+
+    async def game_download(request: Request) -> Response:
+        from firmware_host.errors import PROJECT_ERRORS
+
+        refused = read_refusal(request)
+        if refused is not None:
+            return refused
+        number = int(request.path_params["number"])
+        if web.games_path is None:
+            return _problem(404, "this tray keeps no game records")
+        try:
+            text = await asyncio.to_thread(game_record, number)
+        except PROJECT_ERRORS as error:
+            return _problem(404, str(error))
+        return Response(
+            text,
+            media_type="text/plain; charset=utf-8",
+            headers={"content-disposition": f'attachment; filename="game-{number}.dtr"'},
+        )
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/api/v1", api_index, methods=["GET"]),
@@ -240,6 +287,8 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/reading", reading, methods=["GET"]),
         Route("/api/v1/events", events, methods=["GET"]),
         Route("/api/v1/stats", stats, methods=["GET"]),
+        Route("/api/v1/games", games, methods=["GET"]),
+        Route("/api/v1/games/{number:int}.dtr", game_download, methods=["GET"]),
         Route("/api/v1/camera/snapshot.jpg", snapshot, methods=["GET"]),
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
         Route("/api/v1/pair", pair, methods=["POST"]),
@@ -415,6 +464,8 @@ def openapi_description() -> dict[str, Any]:
             "/api/v1/reading": read("the last dice reading with the camera frame's width and height, or null"),
             "/api/v1/events": read("the last 200 game events"),
             "/api/v1/stats": read("frames, stream clients and drops"),
+            "/api/v1/games": read("the games in the roll log: number, started, tags, actions"),
+            "/api/v1/games/{number}.dtr": read("a game's record in record notation", "text/plain"),
             "/api/v1/camera/snapshot.jpg": read("the newest camera frame", "image/jpeg"),
             "/api/v1/camera/stream.mjpg": read("the camera as an MJPEG stream", "multipart/x-mixed-replace"),
             "/api/v1/stream": {

@@ -216,6 +216,8 @@ class TrayWeb:
         self._closed = False
         self.announce = announce
         self.announcement: Any = None
+        self.games_path: Any = None
+        """The roll log whose game records the page lists and offers for download (None: none)."""
 
     @classmethod
     def from_config(cls, config: Any) -> TrayWeb:

@@ -213,3 +213,24 @@ def test_a_wildcard_host_logs_addresses_a_person_can_open() -> None:
     assert urls and not any("0.0.0.0" in url for url in urls)
     assert urls[0].endswith(".local:8080/")
     assert tray_urls("127.0.0.1", 8080) == ["http://127.0.0.1:8080/"]
+
+
+def test_the_games_in_the_roll_log_are_listed_and_their_records_downloaded(web: TrayWeb, client: httpx.Client, tmp_path) -> None:
+    from firmware_host.game_store import GameStore
+    from rules.dicethrone.game import Game
+    from rules.records import GameRecord
+
+    assert client.get("/api/v1/games").json() == {"games": []}
+    path = tmp_path / "rolls.sqlite3"
+    game = Game.new(["barbarian", "moon-elf"], names=["Ana", "Ben"])
+    store = GameStore(path)
+    store.sync(game)
+    store.close()
+    web.games_path = path
+    games = client.get("/api/v1/games").json()["games"]
+    assert [g["number"] for g in games] == [1]
+    record = client.get("/api/v1/games/1.dtr")
+    assert record.headers["content-disposition"] == 'attachment; filename="game-1.dtr"'
+    assert record.text == GameRecord.of(game).notation()
+    missing = client.get("/api/v1/games/7.dtr")
+    assert missing.status_code == 404 and "no game 7" in missing.json()["error"]
