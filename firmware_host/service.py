@@ -370,7 +370,11 @@ class TrayService:
         for event in presses:
             self.stats.buttons += 1
             log.debug("button %s", getattr(event, "name", event))
-            self._handle_events(self._to_flow(self.flow.on_button, event))
+            apply = getattr(event, "apply", None)  # a table action that is not a press: start a game
+            if apply is not None:
+                self._handle_events(self._to_flow(apply, self.flow))
+            else:
+                self._handle_events(self._to_flow(self.flow.on_button, event))
             self._refresh()
 
     def _to_flow(self, handler: Callable[[Any], Sequence[Any]], value: Any) -> Sequence[Any]:

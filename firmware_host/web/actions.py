@@ -14,7 +14,7 @@ from typing import Any
 
 from hardware.buttons import ButtonEvent
 
-ACTIONS = ("press", "choose", "set-die", "undo")
+ACTIONS = ("press", "choose", "set-die", "undo", "start-game")
 
 
 class ActionRefused(ValueError):
@@ -24,7 +24,7 @@ class ActionRefused(ValueError):
 @dataclass(frozen=True)
 class TableAction:
     """One action from the page: ``press`` a button, ``choose`` an option (by index, checked by
-    label), ``set-die`` to a value, or ``undo``."""
+    label), ``set-die`` to a value, ``undo``, or ``start-game`` (heroes, names, mode)."""
 
     action: str
     button: str | None = None
@@ -32,6 +32,7 @@ class TableAction:
     label: str | None = None
     die: int | None = None
     value: int | None = None
+    game: Any = None  # start-game: the new game, checked when the page asked for it
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> TableAction:
@@ -58,10 +59,12 @@ class TableAction:
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6:
                 raise ActionRefused(f"set-die takes value: 1 to 6, not {value!r}")
             return cls("set-die", die=die, value=value)
+        if action == "start-game":
+            return cls("start-game", game=_new_game(body))
         return cls("undo")
 
 
-def presses(action: TableAction, flow: Any) -> Iterator[ButtonEvent]:
+def presses(action: TableAction, flow: Any) -> Iterator[ButtonEvent | StartGame]:
     """The presses that carry ``action`` out, each worked out after the one before was applied.
 
     :raises ActionRefused: the flow does not offer what the action needs (raised while iterating).
@@ -74,9 +77,40 @@ def presses(action: TableAction, flow: Any) -> Iterator[ButtonEvent]:
     elif action.action == "choose":
         assert action.option is not None
         yield from _choose(flow, action.option, action.label)
+    elif action.action == "start-game":
+        yield StartGame(action.game)
     elif action.action == "set-die":
         assert action.die is not None and action.value is not None
         yield from _set_die(flow, action.die, action.value)
+
+
+@dataclass(frozen=True)
+class StartGame:
+    """Not a press: the service applies it with :meth:`apply` (the flow starts the new game)."""
+
+    game: Any
+
+    def apply(self, flow: Any) -> Any:
+        return flow.start_game(self.game)
+
+
+def _new_game(body: Mapping[str, Any]) -> Any:
+    """The game a start-game body asks for: ``heroes`` (2-4 hero ids in seat order), optional
+    ``names`` (as many) and ``mode`` (``1v1``, ``2v2``, ``king-of-the-hill``)."""
+    from firmware_host.errors import PROJECT_ERRORS
+    from rules.dicethrone.game import Game
+
+    heroes, names, mode = body.get("heroes"), body.get("names"), body.get("mode")
+    if not isinstance(heroes, list) or not all(isinstance(h, str) for h in heroes):
+        raise ActionRefused(f"start-game takes heroes: a list of hero ids like [\"barbarian\", \"moon-elf\"], not {heroes!r}")
+    if names is not None and (not isinstance(names, list) or len(names) != len(heroes) or not all(isinstance(n, str) and n.strip() for n in names)):
+        raise ActionRefused(f"start-game's names must be one name per hero ({len(heroes)}), not {names!r}")
+    if mode is not None and not isinstance(mode, str):
+        raise ActionRefused(f"start-game's mode is 1v1, 2v2 or king-of-the-hill, not {mode!r}")
+    try:
+        return Game.new(heroes, mode=mode, names=[n.strip() for n in names] if names else None)
+    except (*PROJECT_ERRORS, ValueError, LookupError) as error:
+        raise ActionRefused(f"start-game: {error}") from None
 
 
 def _choose(flow: Any, index: int, label: str | None) -> Iterator[ButtonEvent]:

@@ -10,6 +10,7 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``GET  /api/v1/events``             the last 200 game events                              read
 ``GET  /api/v1/stats``              frames, clients, drops                                read
 ``GET  /api/v1/games``              the games in the roll log                              read
+``GET  /api/v1/heroes``             the heroes a game can be started with                  open
 ``GET  /api/v1/games/N.dtr``        game N's record (docs/game-records.md), to download    read
 ``GET  /api/v1/camera/snapshot.jpg`` the newest frame                                     read
 ``GET  /api/v1/camera/stream.mjpg``  the camera, ``multipart/x-mixed-replace``            read
@@ -279,6 +280,12 @@ def build_app(web: Any) -> ASGIApp:
             headers={"content-disposition": f'attachment; filename="game-{number}.dtr"'},
         )
 
+    async def heroes(request: Request) -> Response:
+        from rules.dicethrone.heroes import all_heroes
+
+        found = await asyncio.to_thread(all_heroes)
+        return JSONResponse({"heroes": [{"id": hero.id, "name": hero.name} for hero in found]})
+
     routes = [
         Route("/", page, methods=["GET"]),
         Route("/api/v1", api_index, methods=["GET"]),
@@ -288,6 +295,7 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/events", events, methods=["GET"]),
         Route("/api/v1/stats", stats, methods=["GET"]),
         Route("/api/v1/games", games, methods=["GET"]),
+        Route("/api/v1/heroes", heroes, methods=["GET"]),
         Route("/api/v1/games/{number:int}.dtr", game_download, methods=["GET"]),
         Route("/api/v1/camera/snapshot.jpg", snapshot, methods=["GET"]),
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
@@ -464,6 +472,7 @@ def openapi_description() -> dict[str, Any]:
             "/api/v1/reading": read("the last dice reading with the camera frame's width and height, or null"),
             "/api/v1/events": read("the last 200 game events"),
             "/api/v1/stats": read("frames, stream clients and drops"),
+            "/api/v1/heroes": read("the heroes a game can be started with: id and name"),
             "/api/v1/games": read("the games in the roll log: number, started, tags, actions"),
             "/api/v1/games/{number}.dtr": read("a game's record in record notation", "text/plain"),
             "/api/v1/camera/snapshot.jpg": read("the newest camera frame", "image/jpeg"),

@@ -85,3 +85,18 @@ def test_the_pair_button_puts_the_pin_on_the_display_for_a_while(client, web) ->
     web.show_pin(seconds=-1)
     assert web.pin_shown() is None
     _ = Pairing  # the conftest's server pairs with 424242
+
+
+def test_start_game_puts_a_new_game_on_the_table_and_bad_heroes_are_named() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    web = TrayWeb("127.0.0.1", 0)
+    web.act(TableAction.from_json({"action": "start-game", "heroes": ["monk", "barbarian", "moon-elf"], "names": ["Cy", "Di", "Ed"]}))
+    for item in web.drain(flow):
+        item.apply(flow)
+    assert [p.name for p in flow.game.players] == ["Cy", "Di", "Ed"]
+    assert flow.game.mode.value == "king-of-the-hill"
+    assert "New game" in transcript.text()
+    with pytest.raises(ActionRefused, match="start-game: .*wizard"):
+        TableAction.from_json({"action": "start-game", "heroes": ["wizard", "monk"]})
+    with pytest.raises(ActionRefused, match="one name per hero"):
+        TableAction.from_json({"action": "start-game", "heroes": ["monk", "barbarian"], "names": ["Cy"]})

@@ -197,3 +197,26 @@ def test_a_card_is_played_from_the_page_and_a_second_browser_pairs_too(browser, 
     finally:
         table.close()
     assert table.flow.game.players[1].cp == cp_before - 1
+
+
+def test_a_game_is_started_from_the_page_with_heroes_and_names(browser, scene, tmp_path) -> None:
+    frame, _ = scene
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_selector("#seats .seat select")
+        pair(page, table)
+        page.click("#seat-add")
+        seats = page.query_selector_all("#seats .seat")
+        assert len(seats) == 3
+        for seat, (hero, name) in zip(seats, [("monk", "Cy"), ("barbarian", "Di"), ("moon-elf", "Ed")]):
+            seat.query_selector("select").select_option(hero)
+            seat.query_selector("input").fill(name)
+        page.click("#start-game")
+        page.wait_for_selector(".player[data-player='Ed']")
+        names = [n.text_content() for n in page.query_selector_all(".player .name")]
+        assert names == ["Cy", "Di", "Ed"]
+        context.close()
+    finally:
+        table.close()
+    assert table.flow.game.mode.value == "king-of-the-hill"
