@@ -102,6 +102,8 @@ def test_a_roll_arrives_pushed_and_a_misread_die_is_corrected_from_the_camera(br
         assert values == [str(d.value) for d in sorted(reading.dice, key=lambda d: d.box[0])]  # left to right
         page.wait_for_selector("#boxes rect")  # each die outlined on the camera, labelled
         assert len(page.query_selector_all("#boxes rect")) == 5
+        page.wait_for_selector("#seats .seat select")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing off the side
         shoot(page, "table-app-phone.png")
         page.set_viewport_size({"width": 1280, "height": 900})
         page.wait_for_timeout(300)
