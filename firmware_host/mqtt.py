@@ -31,16 +31,11 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from firmware_host.errors import ServiceError
 from firmware_host.web.state import table_state
 
 log = logging.getLogger("dicetray.mqtt")
 
 EVENT_TOPICS = {"roll": "roll", "correction": "correction"}
-
-
-class MqttError(ServiceError, RuntimeError):
-    """The broker cannot be reached at start; the message names it."""
 
 
 def _slug(text: str) -> str:
@@ -81,6 +76,7 @@ class TrayMqtt:
         self._client.will_set(self.availability, "offline", qos=1, retain=True)
         self._client.on_connect = self._on_connect
         self._published: dict[str, str] = {}  # retained topic -> the payload last sent
+        self._warned = False
         self.messages_sent = 0
 
     @classmethod
@@ -97,16 +93,20 @@ class TrayMqtt:
         )
 
     def start(self) -> None:
-        """Connects (paho reconnects by itself after a loss) and starts the network thread.
-
-        :raises MqttError: the broker cannot be reached now.
-        """
-        try:
-            self._client.connect(self.host, self.port, keepalive=self.keepalive_s)
-        except OSError as error:
-            raise MqttError(f"MQTT broker {self.host}:{self.port} cannot be reached: {error}") from None
+        """Starts paho's network thread, which connects and reconnects on its own (every 1 s to
+        60 s): a tray that boots before the network, or a broker restarted, needs nothing done.
+        Until then the tray plays on; what it publishes is queued (paho's queue) or, for the
+        retained state, sent again on connecting."""
+        self._client.reconnect_delay_set(min_delay=1, max_delay=60)
+        self._client.on_connect_fail = self._on_connect_fail
+        self._client.connect_async(self.host, self.port, keepalive=self.keepalive_s)
         self._client.loop_start()
         log.info("MQTT to %s:%d under %s/", self.host, self.port, self.topic)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        if not self._warned:
+            log.warning("MQTT broker %s:%d cannot be reached yet; retrying", self.host, self.port)
+            self._warned = True
 
     def close(self) -> None:
         """``offline`` on purpose (the last will is for going away without saying so), then stop."""
@@ -122,6 +122,9 @@ class TrayMqtt:
         if getattr(reason, "is_failure", False):
             log.warning("the MQTT broker refused the connection: %s", reason)
             return
+        if self._warned:
+            log.info("MQTT broker %s:%d reached", self.host, self.port)
+            self._warned = False
         client.publish(self.availability, "online", qos=1, retain=True)
         # After a reconnect the broker may have lost what it kept: send the retained topics again
         # (from what was sent: this is paho's thread, which does not read the game).

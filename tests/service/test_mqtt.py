@@ -16,7 +16,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from firmware_host.game_flow import GameFlow
-from firmware_host.mqtt import MqttError, TrayMqtt
+from firmware_host.mqtt import TrayMqtt
 from firmware_host.transcript import Transcript
 from rules.dicethrone.game import Game
 from tests.game.test_game_flow import reading, to_offense
@@ -148,11 +148,40 @@ def test_the_last_will_says_offline_when_the_tray_drops_off(broker: int) -> None
         listener.close()
 
 
-def test_an_unreachable_broker_is_named() -> None:
+def test_a_broker_that_comes_later_is_reached_and_the_state_sent_again(tmp_path: Path, caplog) -> None:
+    if not Path(MOSQUITTO).exists():
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
     flow, _ = game_flow()
     port = free_port()
-    with pytest.raises(MqttError, match=f"127.0.0.1:{port}"):
-        TrayMqtt(flow, host="127.0.0.1", port=port).start()
+    tray = TrayMqtt(flow, host="127.0.0.1", port=port)
+    with caplog.at_level("WARNING", logger="dicetray.mqtt"):
+        tray.start()  # nothing listens yet: the tray plays on
+        tray.publish_state()
+        deadline = time.monotonic() + 10
+        while "cannot be reached yet" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert f"127.0.0.1:{port} cannot be reached yet" in caplog.text
+    conf = tmp_path / "later.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    broker = subprocess.Popen([MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        listener = None
+        deadline = time.monotonic() + 10
+        while listener is None and time.monotonic() < deadline:
+            try:
+                listener = Listener(port)
+            except OSError:
+                time.sleep(0.1)
+        assert listener is not None
+        try:
+            listener.wait_for("dicetray/availability", b"online", seconds=90)
+            assert json.loads(listener.last("dicetray/player/1"))["name"] == "Ana"  # sent again on connecting
+        finally:
+            listener.close()
+    finally:
+        tray.close()
+        broker.terminate()
+        broker.wait(10)
 
 
 def test_the_service_publishes_to_mqtt_when_the_config_says_so(broker: int, pins, tmp_path: Path) -> None:
