@@ -11,6 +11,7 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``GET  /api/v1/stats``              frames, clients, drops                                read
 ``GET  /api/v1/games``              the games in the roll log                              read
 ``GET  /api/v1/heroes``             the heroes a game can be started with                  open
+``GET  /api/v1/fairness``           counts per face in the roll log, chi-square test        read
 ``GET  /api/v1/games/N.dtr``        game N's record (docs/game-records.md), to download    read
 ``GET  /api/v1/camera/snapshot.jpg`` the newest frame                                     read
 ``GET  /api/v1/camera/stream.mjpg``  the camera, ``multipart/x-mixed-replace``            read
@@ -280,6 +281,17 @@ def build_app(web: Any) -> ASGIApp:
             headers={"content-disposition": f'attachment; filename="game-{number}.dtr"'},
         )
 
+    async def fairness(request: Request) -> Response:
+        from firmware_host.fairness import fairness as report_of, roll_log_fairness
+
+        refused = read_refusal(request)
+        if refused is not None:
+            return refused
+        if web.games_path is None:
+            return JSONResponse(report_of([]).to_json())
+        report = await asyncio.to_thread(roll_log_fairness, web.games_path)
+        return JSONResponse(report.to_json())
+
     async def heroes(request: Request) -> Response:
         from rules.dicethrone.heroes import all_heroes
 
@@ -296,6 +308,7 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/stats", stats, methods=["GET"]),
         Route("/api/v1/games", games, methods=["GET"]),
         Route("/api/v1/heroes", heroes, methods=["GET"]),
+        Route("/api/v1/fairness", fairness, methods=["GET"]),
         Route("/api/v1/games/{number:int}.dtr", game_download, methods=["GET"]),
         Route("/api/v1/camera/snapshot.jpg", snapshot, methods=["GET"]),
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
@@ -472,6 +485,7 @@ def openapi_description() -> dict[str, Any]:
             "/api/v1/reading": read("the last dice reading with the camera frame's width and height, or null"),
             "/api/v1/events": read("the last 200 game events"),
             "/api/v1/stats": read("frames, stream clients and drops"),
+            "/api/v1/fairness": read("counts per face over the roll log and a chi-square test against fair dice"),
             "/api/v1/heroes": read("the heroes a game can be started with: id and name"),
             "/api/v1/games": read("the games in the roll log: number, started, tags, actions"),
             "/api/v1/games/{number}.dtr": read("a game's record in record notation", "text/plain"),

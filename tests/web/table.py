@@ -54,6 +54,7 @@ class Table:
         self.flow = flow
         self.camera = TableCamera(frame)
         self.web = TrayWeb("127.0.0.1", 0, pairing=Pairing(pin=pin))
+        self.web.games_path = tmp_path / "rolls.sqlite3"  # as build_service wires it
         self.web.start()
         self.service = TrayService(
             open_source=lambda: self.camera,

@@ -234,3 +234,17 @@ def test_the_games_in_the_roll_log_are_listed_and_their_records_downloaded(web: 
     assert record.text == GameRecord.of(game).notation()
     missing = client.get("/api/v1/games/7.dtr")
     assert missing.status_code == 404 and "no game 7" in missing.json()["error"]
+
+
+def test_fairness_counts_the_faces_in_the_roll_log(web: TrayWeb, client: httpx.Client, tmp_path) -> None:
+    from firmware_host.rolllog import RollLog
+    from vision.types import DieReading, DieStatus, FrameReading
+
+    assert client.get("/api/v1/fairness").json()["rolls"] == 0
+    path = tmp_path / "rolls.sqlite3"
+    log = RollLog(path)
+    log.record_reading(FrameReading(tuple(DieReading(v, 0.99, (9 * v, 0, 8, 8), DieStatus.OK) for v in (1, 2, 6, 6, 6))))
+    log.close()
+    web.games_path = path
+    report = client.get("/api/v1/fairness").json()
+    assert report["counts"] == [1, 1, 0, 0, 0, 3] and "too few" in report["verdict"]
