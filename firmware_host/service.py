@@ -442,7 +442,11 @@ class TrayService:
             status = TrayStatus.CAMERA_LOST
         pin = self.live.pin_shown() if hasattr(self.live, "pin_shown") else None
         if pin is not None:
-            screen = dataclasses.replace(screen, banner=f"PIN {pin}")  # a phone is pairing
+            # A phone is pairing: the PIN, and where the page is for the next phone.
+            where = str(getattr(self.live, "url", "")).removeprefix("http://").rstrip("/")
+            screen = dataclasses.replace(
+                screen, banner=f"PIN {pin}", lines=(where,), selected=None, dense=False, prompt="Type it on the phone"
+            )
         changed = screen != self._shown_screen or status != self._shown_status
         if screen != self._shown_screen:
             try:

@@ -51,6 +51,7 @@ def test_the_pin_goes_on_the_tray_display_while_a_phone_pairs(make_service, repl
     web.show_pin()
     service.step()
     assert service._shown_screen.banner == "PIN 987654"
+    assert service._shown_screen.lines == (f"127.0.0.1:{web.port}",)  # where the page is
     web.show_pin(seconds=-1)
     service.step()
     assert service._shown_screen.banner != "PIN 987654"
