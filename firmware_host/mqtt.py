@@ -10,11 +10,12 @@ Topics, under ``topic`` (``dicetray`` by default):
 ``T/correction``                each die set by hand                                           no
 ``T/game``                      turn, phase, active player, winner                             retained
 ``T/player/N``                  player N (1-4): name, hero, health, CP, cards, statuses        retained
+``T/camera``                    the tray as the dice settled (JPEG), with the table app on     retained
 ==============================  ==========================================================  ========
 
 Home Assistant discovery (``homeassistant/sensor/NODE/.../config``, retained): per player a health
 and a CP sensor, and sensors for the turn, the phase, the active player and the last roll, all
-with the availability topic, grouped as one device.
+with the availability topic, grouped as one device; and a camera entity for ``T/camera``.
 
 The events come from the service's event stream; this module is one more subscriber
 (:meth:`TrayMqtt.on_event`). It is called on the service's thread, where the game may be read, and
@@ -61,8 +62,12 @@ class TrayMqtt:
         discovery_prefix: str = "homeassistant",
         node_id: str | None = None,
         keepalive_s: int = 30,
+        snapshot: Any = None,
     ) -> None:
         self.flow = flow
+        self.snapshot = snapshot
+        """Gives the newest camera frame as JPEG bytes (or None), for the camera entity; None: no
+        camera entity (the service wires the table app's frames in when both are enabled)."""
         self.host = host
         self.port = port
         self.topic = topic.rstrip("/")
@@ -140,7 +145,32 @@ class TrayMqtt:
         sub = EVENT_TOPICS.get(str(body.get("kind", "")))
         if sub is not None:
             self._send(f"{self.topic}/{sub}", payload)
+        if body.get("kind") == "reading":
+            self.publish_camera()
         self.publish_state()
+
+    def publish_camera(self) -> None:
+        """The tray as the camera saw the dice settle, for Home Assistant's MQTT camera (retained,
+        so the picture is there when Home Assistant starts)."""
+        if self.snapshot is None:
+            return
+        frame = self.snapshot()
+        if frame is None:
+            return
+        jpeg = getattr(frame, "jpeg", frame)
+        topic = f"{self.topic}/camera"
+        self._retain(
+            f"{self.discovery_prefix}/camera/{self.node_id}/tray/config",
+            {
+                "name": "Tray",
+                "unique_id": f"{self.node_id}_tray",
+                "topic": topic,
+                "availability_topic": self.availability,
+                "device": self._device(),
+            },
+        )
+        self._client.publish(topic, bytes(jpeg), qos=0, retain=True)
+        self.messages_sent += 1
 
     def publish_state(self) -> None:
         """The game and each player, retained, sent only when changed; discovery for new players."""

@@ -656,6 +656,9 @@ def build_service(
             from firmware_host.mqtt import TrayMqtt
 
             mqtt = TrayMqtt.from_config(config.mqtt, flow)
+            if live is not None:
+                # Home Assistant's camera entity: the frame the table app keeps, when a roll settles.
+                mqtt.snapshot = lambda: live.hub.snapshot(timeout=0.5)
             mqtt.start()
             opened.append(mqtt)
     except BaseException:

@@ -204,3 +204,28 @@ def test_the_service_publishes_to_mqtt_when_the_config_says_so(broker: int, pins
         listener.wait_for("dicetray/availability", b"offline")
     finally:
         listener.close()
+
+
+def test_a_settled_roll_sends_the_camera_picture_for_home_assistant(broker: int) -> None:
+    import numpy as np
+
+    from firmware_host.liveview import FrameHub
+
+    hub = FrameHub()
+    hub.publish(np.full((48, 64, 3), 120, np.uint8))
+    flow, _ = game_flow()
+    tray = TrayMqtt(flow, host="127.0.0.1", port=broker, node_id="cam", snapshot=lambda: hub.snapshot(timeout=1.0))
+    tray.start()
+    listener = Listener(broker)
+    try:
+        listener.wait_for("dicetray/availability", b"online")
+        to_offense(flow)
+        for event in flow.on_reading(reading(1, 1, 4, 5, 6)):
+            tray.on_event(event)
+        assert listener.last("dicetray/camera")[:2] == b"\xff\xd8"  # a JPEG
+        camera = json.loads(listener.last("homeassistant/camera/cam/tray/config"))
+        assert camera["topic"] == "dicetray/camera" and camera["availability_topic"] == "dicetray/availability"
+    finally:
+        listener.close()
+        tray.close()
+        hub.close()
