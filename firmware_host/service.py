@@ -142,7 +142,9 @@ class TrayService:
     :param closers: extra devices to close on shutdown (the tray light, the buttons).
     :param housekeeping: called every :data:`HOUSEKEEPING_S` seconds from the loop (for chores such
         as trimming the history gpiozero's mock pins keep), or None.
-    :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
+    :param live: a started :class:`firmware_host.web.TrayWeb` (the table app: it also subscribes to
+        :attr:`events` and its page's presses are drained with the buttons) or
+        :class:`firmware_host.liveview.LiveView`, to publish frames, readings and
         the game state to, or None.
     :param game_store: where each game's record is written as it is played
         (:class:`firmware_host.game_store.GameStore`), or None.
