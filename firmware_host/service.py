@@ -204,6 +204,7 @@ class TrayService:
         self._started = False
         self._shown_screen: ScreenState | None = None
         self._shown_status: TrayStatus | None = None
+        self._page_view: tuple[ScreenState, TrayStatus] | None = None
         self._last_state = SettleState.ROLLING
         self._last_reading_id: str | None = None
         self._roll_log_down = False
@@ -442,6 +443,7 @@ class TrayService:
                 prompt="Retrying...",
             )  # fmt: skip
             status = TrayStatus.CAMERA_LOST
+        page_view = (screen, status)  # what the page shows: the game's screen, not the PIN over it
         pin = self.live.pin_shown() if hasattr(self.live, "pin_shown") else None
         if pin is not None:
             # A phone is pairing: the PIN, and where the page is for the next phone.
@@ -449,7 +451,6 @@ class TrayService:
             screen = dataclasses.replace(
                 screen, banner=f"PIN {pin}", lines=(where,), selected=None, dense=False, prompt="Type it on the phone"
             )
-        changed = screen != self._shown_screen or status != self._shown_status
         if screen != self._shown_screen:
             try:
                 self.display.show(render_screen(screen))
@@ -464,9 +465,10 @@ class TrayService:
                 except HardwareError as error:
                     log.warning("the status LED failed: %s", error)
             self._shown_status = status
-        if changed and self.live is not None:
+        if page_view != self._page_view and self.live is not None:
+            self._page_view = page_view
             self.live.publish_state(
-                {"screen": screen, "status": status, "camera_lost": self._camera_error, "table": table_state(self.flow)}
+                {"screen": page_view[0], "status": status, "camera_lost": self._camera_error, "table": table_state(self.flow)}
             )
 
     # -- camera -----------------------------------------------------------------------------------

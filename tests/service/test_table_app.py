@@ -52,6 +52,15 @@ def test_the_pin_goes_on_the_tray_display_while_a_phone_pairs(make_service, repl
     service.step()
     assert service._shown_screen.banner == "PIN 987654"
     assert service._shown_screen.lines == (f"127.0.0.1:{web.port}",)  # where the page is
+    # The page goes on seeing the game, not the PIN screen, and every change of it.
+    before = json.loads(web.state_json())
+    assert before["screen"]["banner"] != "PIN 987654"
+    from hardware.buttons import ButtonEvent
+
+    web.press(ButtonEvent.SELECT)
+    service.step()
+    after = json.loads(web.state_json())
+    assert after["table"]["selected"] != before["table"]["selected"]
     web.show_pin(seconds=-1)
     service.step()
     assert service._shown_screen.banner != "PIN 987654"
