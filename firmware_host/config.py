@@ -41,6 +41,7 @@ __all__ = [
     "I2CConfig",
     "LightsConfig",
     "LiveViewConfig",
+    "MqttConfig",
     "PinsConfig",
     "SettleConfig",
     "SYSTEM_CONFIG",
@@ -194,12 +195,38 @@ class LiveViewConfig:
     names: tuple[str, ...] = ()
     """Host names the page is reached by (``dicetray.example.net``), besides IP addresses, localhost
     and this machine's name: any other ``Host`` is refused (DNS rebinding)."""
+    max_connections: int = 100
+    stream_clients: int = 8
+    read_needs_pairing: bool = False  # True: watching needs the PIN too, not only changing
 
     def check(self) -> None:
         if not self.host.strip():
             raise ValueError("liveview.host is empty; use '127.0.0.1' or '0.0.0.0'")
         _in_range("liveview.port", self.port, 1, 65535)
         _in_range("liveview.max_fps", self.max_fps, 0.5, 60)
+        _in_range("liveview.max_connections", self.max_connections, 4, 10000)
+        _in_range("liveview.stream_clients", self.stream_clients, 1, 100)
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    """MQTT for Home Assistant (docs/live-view.md); off unless enabled."""
+
+    enabled: bool = False
+    host: str = "localhost"
+    port: int = 1883
+    topic: str = "dicetray"
+    username: str = ""
+    password: str = ""
+    discovery_prefix: str = "homeassistant"
+    node_id: str = ""  # Home Assistant's id for this tray (default: dicetray_HOSTNAME)
+
+    def check(self) -> None:
+        if not self.host.strip():
+            raise ValueError("mqtt.host is empty; name the broker, e.g. 'localhost'")
+        _in_range("mqtt.port", self.port, 1, 65535)
+        if not self.topic.strip("/ ") or any(c in self.topic for c in "#+"):
+            raise ValueError(f"mqtt.topic must be a plain topic without # or +, not {self.topic!r}")
 
 
 @dataclass(frozen=True)
@@ -248,6 +275,7 @@ class Config:
     settle: SettleConfig = field(default_factory=SettleConfig)
     game: GameConfig = field(default_factory=GameConfig)
     liveview: LiveViewConfig = field(default_factory=LiveViewConfig)
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
     source: Path | None = field(default=None, compare=False)
     """The file this config was read from, or None for the built-in defaults."""
 
@@ -267,6 +295,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "settle": SettleConfig,
     "game": GameConfig,
     "liveview": LiveViewConfig,
+    "mqtt": MqttConfig,
 }
 _SCALARS = ("camera", "gpio", "display", "profile", "roll_log", "log_level")
 

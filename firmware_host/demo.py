@@ -19,11 +19,12 @@ transcript.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 import numpy as np
 
@@ -79,6 +80,9 @@ class DemoTable:
     :param turn_limit: turns before the game ends with the leader named (if nobody falls first).
     :param echo: where the transcript is printed as the game goes (None: not printed).
     :param reader: reads the settled frames (default: :class:`vision.reader.DiceReader`).
+    :param live: the table app (:class:`firmware_host.web.TrayWeb`, started) to play on, or None;
+        with one, the tray goes on serving after the game until Ctrl-C or SIGTERM.
+    :param pace_s: seconds to wait after each press, so a watcher can follow.
     """
 
     def __init__(
@@ -91,6 +95,8 @@ class DemoTable:
         turn_limit: int = DEMO_TURNS,
         echo: TextIO | None = None,
         reader: Reader | None = None,
+        live: Any = None,
+        pace_s: float = 0.0,
     ) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -130,7 +136,10 @@ class DemoTable:
             detector=SettleDetector(),
             clock=lambda: self.tray.timestamp,
             sleep=lambda seconds: None,
+            live=live,
         )
+        self.live = live
+        self.pace_s = pace_s  # seconds between presses, so a watcher on the table app can follow
         self._throws = 0
         self._cards_played = 0
         self._window_tries: dict[tuple[int, object], set[tuple[object, ...]]] = {}
@@ -148,6 +157,8 @@ class DemoTable:
                 if self.flow.is_over:
                     break
                 self._turn_step()
+            if self.live is not None:
+                self._serve_until_stopped()
         finally:
             self.service.close()
         events = self.transcript.events
@@ -320,6 +331,21 @@ class DemoTable:
         if self.flow.step is not Step.REROLL:
             self._rerolls_in_a_row = 0
 
+    def _serve_until_stopped(self) -> None:
+        """After the game: the tray goes on (camera, the page's buttons) until Ctrl-C or SIGTERM."""
+        import signal
+
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while not stop.is_set():
+                self.service.step()
+                stop.wait(1.0 / DEMO_FPS)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
     def _press(self, *events: ButtonEvent) -> None:
         """Presses the buttons one after another; the tray takes them all in its next step (and
         shows the screen after each), as it would quick presses between two camera frames."""
@@ -328,6 +354,8 @@ class DemoTable:
         for event in events:
             self.buttons.press(event)
         self.service.step()
+        if self.pace_s:
+            time.sleep(self.pace_s)
 
     def _choose(self, kind: OptionKind, index: int | None = None, name: str | None = None) -> None:
         """Presses SELECT until the wanted choice is highlighted."""
@@ -397,6 +425,8 @@ def run_demo(
     echo: TextIO | None = None,
     reader: Reader | None = None,
     heroes: Sequence[str] = DEMO_HEROES,
+    live: Any = None,
+    pace_s: float = 0.0,
 ) -> DemoResult:
     """Plays the demo game (Barbarian against Moon Elf, or the two ``heroes`` given, custom ones
     included) and returns what happened; the transcript and the game record are also left in
@@ -412,7 +442,9 @@ def run_demo(
     found = [find_hero(hero) for hero in heroes]
     taken = [hero.name for hero in found]
     names = [hero.name if taken.count(hero.name) == 1 else f"{hero.name} {seat}" for seat, hero in enumerate(found, start=1)]
-    table = DemoTable(out, seed, heroes=found, names=names, turn_limit=turn_limit, echo=echo, reader=reader)
+    table = DemoTable(
+        out, seed, heroes=found, names=names, turn_limit=turn_limit, echo=echo, reader=reader, live=live, pace_s=pace_s
+    )
     result = table.play()
     path = Path(out) / "transcript.txt"
     record = Path(out) / "game.dtr"

@@ -694,13 +694,22 @@ class GameFlow:
             else:
                 self._await_roll(RollKind.DEFENSE)
 
+    def start_game(self, game: Game) -> list[FlowEvent]:
+        """Puts ``game`` on the table in place of the one being played (a game started from the
+        table app: other heroes, mode or names). The old game cannot be undone."""
+        self._play(game)
+        return self._flush()
+
     def _new_game(self) -> None:
         """The same players and heroes again; the next seat starts. The old game cannot be undone."""
         old = self._game
         start = (old.start_player + 1) % len(old.players)
-        self._game = Game.new(
-            [p.hero for p in old.players], mode=old.mode, start_player=start, names=[p.name for p in old.players]
+        self._play(
+            Game.new([p.hero for p in old.players], mode=old.mode, start_player=start, names=[p.name for p in old.players])
         )
+
+    def _play(self, game: Game) -> None:
+        self._game = game
         self._history.clear()
         self._fresh = True  # this step starts the history; it is not a step BACK can take back
         self._t = _Table()

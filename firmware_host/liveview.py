@@ -44,7 +44,6 @@ import collections
 import dataclasses
 import enum
 import errno
-import ipaddress
 import json
 import logging
 import socket
@@ -67,6 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from firmware_host.errors import ServiceError
+from firmware_host.web.access import HostCheck
 from vision.annotate import annotate
 from vision.reader import DiceReader
 from vision.settle import SettleDetector, SettleState, SettleUpdate
@@ -698,10 +698,7 @@ class LiveView:
         self.write_timeout_s = write_timeout_s
         self.stalled_dropped = 0
         """Stream viewers cut off because they stalled while a new one waited."""
-        machine = socket.gethostname().lower()
-        self.names = frozenset(
-            n.lower().rstrip(".") for n in ("localhost", machine, f"{machine}.local", host, *names) if n
-        )
+        self.hosts = HostCheck((host, *names))
         self.hub = hub if hub is not None else FrameHub(max_fps=max_fps)
         self._lock = threading.Lock()
         self._reading_json = "null"
@@ -779,21 +776,9 @@ class LiveView:
 
     def host_allowed(self, header: str | None) -> bool:
         """Whether a request's ``Host`` header names this tray: an IP address (a browser sends one
-        only when the user typed it), or one of :attr:`names`, with or without a port. A request
-        without ``Host`` (HTTP/1.0; no browser) is allowed."""
-        if header is None:
-            return True
-        name = header.strip().lower()
-        if name.startswith("["):  # [v6]:port
-            name = name[1 : name.find("]")] if "]" in name else ""
-        elif name.count(":") == 1:
-            name = name.partition(":")[0]
-        name = name.rstrip(".")
-        try:
-            ipaddress.ip_address(name)
-            return True
-        except ValueError:
-            return name in self.names
+        only when the user typed it), ``localhost``, this machine's name or a configured name, with
+        or without a port. A request without ``Host`` (HTTP/1.0; no browser) is allowed."""
+        return self.hosts.allows_host(header)
 
     def publish_frame(self, frame_bgr: Frame, reading: FrameReading | None = None) -> None:
         """Show a camera frame. A ``reading`` is drawn on this frame and the following ones (the dice

@@ -26,6 +26,7 @@ flushed.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import signal
 import threading
@@ -40,6 +41,7 @@ import numpy.typing as npt
 
 from firmware_host.config import Config
 from firmware_host.events import EventStream
+from firmware_host.web.state import table_state
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
 from firmware_host.sdnotify import Notifier, watchdog_interval
@@ -164,7 +166,9 @@ class TrayService:
     :param closers: extra devices to close on shutdown (the tray light, the buttons).
     :param housekeeping: called every :data:`HOUSEKEEPING_S` seconds from the loop (for chores such
         as trimming the history gpiozero's mock pins keep), or None.
-    :param live: a started :class:`firmware_host.liveview.LiveView` to publish frames, readings and
+    :param live: a started :class:`firmware_host.web.TrayWeb` (the table app: it also subscribes to
+        :attr:`events` and its page's presses are drained with the buttons) or
+        :class:`firmware_host.liveview.LiveView`, to publish frames, readings and
         the game state to, or None.
     :param roll_log_grace_s: how long rows may wait in memory for an unwritable roll log before the
         service stops with status 1.
@@ -220,6 +224,8 @@ class TrayService:
         self._housekeeping = housekeeping
         self._last_housekeeping = float("-inf")
         self.live = live
+        if hasattr(live, "on_event"):
+            self.events.subscribe(live.on_event)  # the table app pushes every game event
         self.reader = reader
         self.flow = flow
         self.display = display
@@ -247,6 +253,7 @@ class TrayService:
         self._started = False
         self._shown_screen: ScreenState | None = None
         self._shown_status: TrayStatus | None = None
+        self._page_view: tuple[ScreenState, TrayStatus] | None = None
         self._last_state = SettleState.ROLLING
         self._last_reading_id: str | None = None
         self._roll_log_down_since: float | None = None
@@ -451,12 +458,18 @@ class TrayService:
         return reading
 
     def _handle_buttons(self) -> None:
-        if self.buttons is None:
-            return
-        for event in self.buttons.drain():
+        presses: Iterable[Any] = self.buttons.drain() if self.buttons is not None else ()
+        if hasattr(self.live, "drain"):
+            # The table app's actions, pressed on a phone: worked out press by press, lazily.
+            presses = itertools.chain(presses, self.live.drain(self.flow))
+        for event in presses:
             self.stats.buttons += 1
             log.debug("button %s", getattr(event, "name", event))
-            self._handle_events(self._to_flow(self.flow.on_button, event))
+            apply = getattr(event, "apply", None)  # a table action that is not a press: start a game
+            if apply is not None:
+                self._handle_events(self._to_flow(apply, self.flow))
+            else:
+                self._handle_events(self._to_flow(self.flow.on_button, event))
             self._refresh()
 
     def _to_flow(self, handler: Callable[[Any], Sequence[Any]], value: Any) -> Sequence[Any]:
@@ -542,7 +555,14 @@ class TrayService:
             status = TrayStatus.CAMERA_LOST
         if self._roll_log_down_since is not None:
             screen = dataclasses.replace(screen, prompt="LOG NOT SAVED")
-        changed = screen != self._shown_screen or status != self._shown_status
+        page_view = (screen, status)  # what the page shows: the game's screen, not the PIN over it
+        pin = self.live.pin_shown() if hasattr(self.live, "pin_shown") else None
+        if pin is not None:
+            # A phone is pairing: the PIN, and where the page is for the next phone; an unsaved
+            # roll log still says so.
+            where = str(getattr(self.live, "url", "")).removeprefix("http://").rstrip("/")
+            prompt = "LOG NOT SAVED" if self._roll_log_down_since is not None else "Type it on the phone"
+            screen = dataclasses.replace(screen, banner=f"PIN {pin}", lines=(where,), selected=None, dense=False, prompt=prompt)
         if screen != self._shown_screen:
             try:
                 self.display.show(render_screen(screen))
@@ -557,8 +577,11 @@ class TrayService:
                 except HardwareError as error:
                     log.warning("the status LED failed: %s", error)
             self._shown_status = status
-        if changed and self.live is not None:
-            self.live.publish_state({"screen": screen, "status": status, "camera_lost": self._camera_error})
+        if page_view != self._page_view and self.live is not None:
+            self._page_view = page_view
+            self.live.publish_state(
+                {"screen": page_view[0], "status": status, "camera_lost": self._camera_error, "table": table_state(self.flow)}
+            )
 
     # -- camera -----------------------------------------------------------------------------------
 
@@ -800,14 +823,23 @@ def build_service(
         opened.append(display)
         live = None
         if config.liveview.enabled:
-            from firmware_host.liveview import LiveView
+            from firmware_host.web import TrayWeb
 
-            live = LiveView(
-                config.liveview.host, config.liveview.port, max_fps=config.liveview.max_fps, names=config.liveview.names
-            )
-            live.start()
+            live = TrayWeb.from_config(config.liveview)
+            live.games_path = config.roll_log_path  # the page lists the games and offers their records
+            live.start()  # logs the URL(s) to open
             opened.append(live)
-            log.info("live view on http://%s:%d/", config.liveview.host, live.port)
+            log.info("table app pairing PIN: %s", live.pairing.pin)
+        mqtt = None
+        if config.mqtt.enabled:
+            from firmware_host.mqtt import TrayMqtt
+
+            mqtt = TrayMqtt.from_config(config.mqtt, flow)
+            if live is not None:
+                # Home Assistant's camera entity: the frame the table app keeps, when a roll settles.
+                mqtt.snapshot = lambda: live.hub.snapshot(timeout=0.5)
+            mqtt.start()
+            opened.append(mqtt)
     except BaseException:
         for device in reversed(opened):
             device.close()
@@ -821,7 +853,7 @@ def build_service(
     # Live cameras block until the next frame; the simulated tray and replays do not, so the loop
     # paces them to the configured rate.
     paced = config.camera.kind in ("sim", "replay")
-    return TrayService(
+    service = TrayService(
         open_source=lambda: open_camera(config),
         reader=reader,
         flow=flow,
@@ -836,11 +868,15 @@ def build_service(
         clock=clock if clock is not None else time.monotonic,
         sleep=sleep if sleep is not None else time.sleep,
         fps=config.frames.fps if paced else None,
-        closers=[tray_light],
+        closers=[tray_light, *([mqtt] if mqtt is not None else [])],
         live=live,
         housekeeping=housekeeping,
         backup_every_s=BACKUP_EVERY_S,
     )
+    if mqtt is not None:
+        service.events.subscribe(mqtt.on_event)  # one more output of the event stream
+        mqtt.publish_state()
+    return service
 
 
 def _last_reading(roll_log: RollLog) -> FrameReading | None:

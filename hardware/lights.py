@@ -119,7 +119,8 @@ def gpio_errors(device: str, pins: Mapping[str, Any], pin_factory: Any = None) -
         raise BadPin(f"{device} ({wiring}): {error}") from error
     except BadPinFactory as error:
         raise GpioUnavailable(
-            f"{device}: no GPIO on this machine ({error}); set GPIOZERO_PIN_FACTORY=mock to run without one"
+            f"{device}: no GPIO on this machine ({error}); "
+            'set gpio = "mock" in the config (or pass --config with it) to run without one'
         ) from error
     except Exception as error:
         if isinstance(error, GPIOZeroError) or _LGPIO_BUSY not in str(error):

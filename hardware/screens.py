@@ -24,6 +24,8 @@ One dataclass covers every phase; each part is drawn only when it is filled, top
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -180,6 +182,7 @@ OFFLINE_SCREEN = ScreenState(banner="OFFLINE", lines=("Tray stopped",))
 def render_screen(state: ScreenState) -> Image.Image:
     """Draw ``state`` as a new 128x64 mode "1" image (1 = lit pixel). Pure: same state, same pixels."""
     regular = load_font("tray5x7")
+    body = load_font("fixed5x7")
     small = load_font("tray3x5")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     draw = ImageDraw.Draw(image)
@@ -198,7 +201,7 @@ def render_screen(state: ScreenState) -> Image.Image:
         bottom = HEIGHT - _FOOTER_HEIGHT
         for x in range(0, WIDTH, 2):
             draw.point((x, bottom), fill=1)
-        regular.draw(image, (0, bottom + 2), regular.fit(state.prompt, WIDTH))
+        body.draw(image, (0, bottom + 2), body.fit(state.prompt, WIDTH))
     if state.banner:
         banner = state.banner.upper()
         scale = 2 if regular.text_width(banner) * 2 <= WIDTH else 1
@@ -207,16 +210,18 @@ def render_screen(state: ScreenState) -> Image.Image:
             x = (WIDTH - regular.text_width(banner) * scale) // 2
             regular.draw(image, (max(x, 0), y + 1), regular.fit(banner, WIDTH // scale), scale=scale)
             y += height + 3
-    font = small if state.dense else regular
+    font = small if state.dense else body
     for index, line in enumerate(state.lines):
-        if y + font.height > bottom:
-            break
         inverted = index == state.selected
+        # A highlight has a pixel of padding all round, so no row of its text touches the edge.
+        height = font.height + 2 if inverted else font.height
+        if y + height > bottom:
+            break
         if inverted:
-            draw.rectangle((0, y, WIDTH - 1, y + font.line_height - 1), fill=1)
+            draw.rectangle((0, y, WIDTH - 1, y + height - 1), fill=1)
         _draw_line(image, font, line, (1, y + 1) if inverted else (0, y), WIDTH - 2 if inverted else WIDTH,
                    0 if inverted else 1)
-        y += font.line_height
+        y += max(font.line_height, height + 1) if inverted else font.line_height
     return image
 
 
@@ -246,7 +251,12 @@ def _draw_title(image: Image.Image, draw: ImageDraw.ImageDraw, font: BitmapFont,
 def _player_text(font: BitmapFont, player: PlayerStatus, width: int) -> str:
     # The most readable form that fits the cell: a longer name beats a longer layout.
     heart = "\u2665"
-    names = [player.name] + [player.name[:length] for length in (5, 4, 3, 2, 1) if length < len(player.name)]
+    names = [player.name]
+    number = re.search(r"(\d+)$", player.name)
+    if number and len(player.name) > len(number.group(1)):
+        # "Player 1" and "Player 2" cut to "Playe..." look alike: keep the number, "P1".
+        names.append(player.name[0] + number.group(1))
+    names += [player.name[:length] for length in (5, 4, 3, 2, 1) if length < len(player.name)]
     for name in names:
         for text in (
             f"{name} {heart}{player.health} {player.cp}CP",

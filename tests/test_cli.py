@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from firmware_host.cli import main
 
 
@@ -16,3 +18,14 @@ def test_unknown_command_is_a_usage_error():
     assert result.returncode == 2
     assert "frobnicate" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_version_names_the_package_version(capsys):
+    import tomllib
+    from pathlib import Path
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    assert capsys.readouterr().out.strip() == f"dicetray {project['version']}"

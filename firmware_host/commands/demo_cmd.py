@@ -32,6 +32,11 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         "--game", metavar="GAME", default="dice-throne",
         help="dice-throne (default), battle-dice or dice-masters (see docs/battle-dice.md, docs/dice-masters.md)",
     )
+    demo.add_argument(
+        "--web", action="store_true",
+        help="serve the table app on 127.0.0.1 while the demo plays, and keep serving until Ctrl-C",
+    )  # fmt: skip
+    demo.add_argument("--port", metavar="N", default="8080", help="the table app's port with --web (default: 8080)")
     demo.set_defaults(handler=run_demo_command)
 
 
@@ -52,11 +57,25 @@ def run_demo_command(args: argparse.Namespace) -> int:
     if args.game != "dice-throne":
         if args.heroes is not None:
             raise UsageError(f"--heroes picks Dice Throne heroes; {args.game} takes its figures or cards from its own files")
+        if args.web:
+            raise UsageError(f"--web serves the Dice Throne demo; the table app does not play {args.game} yet")
         return _run_seed_game(args, seed)
     turns = DEMO_TURNS if args.turns is None else _count(args.turns, "--turns", 1)
     out = Path(args.out)
+    live = None
+    if args.web:
+        from firmware_host.web import TrayWeb
+
+        port = _count(args.port, "--port", 1)
+        if port > 65535:
+            raise UsageError(f"--port must be 65535 or less, not {args.port!r}")
+        live = TrayWeb("127.0.0.1", port)
+        live.start()
+        print(f"table app at {live.url} (pairing PIN {live.pairing.pin}); Ctrl-C stops it", flush=True)
     heroes = DEMO_HEROES if args.heroes is None else tuple(args.heroes)
-    result = run_demo(out, seed, turn_limit=turns, echo=sys.stdout, heroes=heroes)
+    result = run_demo(
+        out, seed, turn_limit=turns, echo=sys.stdout, heroes=heroes, live=live, pace_s=0.4 if live is not None else 0.0
+    )
     print(
         f"\n{result.frames_shown} display frames, the transcript and the game record in {str(out)!r}; {result.camera_frames} camera frames, "
         f"{result.readings} readings, {result.rerolls} reroll prompts, {result.corrections} dice set by hand"

@@ -25,8 +25,10 @@ from hardware.errors import HardwareError
 
 __all__ = ["BitmapFont", "FontError", "load_font", "parse_font", "FONT_NAMES"]
 
-FONT_NAMES = ("tray5x7", "tray3x5")
-"""The fonts shipped in this folder: a regular 5x7 and a small 3x5 for dense lines."""
+FONT_NAMES = ("fixed5x7", "tray5x7", "tray3x5")
+"""The fonts shipped in this folder: X.Org's misc-fixed 5x7 for body text (public domain, made by
+``scripts/make_font.py``), the tray's own 5x7 capitals for the title, dice and banners, and a small
+3x5 for the players' strip and dense lines."""
 
 _FALLBACK = "?"
 _ELLIPSIS = "\u2026"
@@ -70,13 +72,18 @@ class BitmapFont:
         return len(text) * self.advance - (self.advance - self.width)
 
     def fit(self, text: str, width: int) -> str:
-        """``text`` cut to at most ``width`` pixels, ending in an ellipsis when something was cut."""
+        """``text`` cut to at most ``width`` pixels, ending in an ellipsis when something was cut; a
+        number is dropped whole rather than cut."""
         if self.text_width(text) <= width:
             return text
         room = (width + self.advance - self.width) // self.advance
         if room <= 0:
             return ""
-        return text[: room - 1] + _ELLIPSIS
+        cut = room - 1
+        # Never cut a number: a "4" left of a cut "45" would say something else.
+        while 0 < cut < len(text) and text[cut].isdigit() and text[cut - 1].isdigit():
+            cut -= 1
+        return text[:cut].rstrip() + _ELLIPSIS
 
     def draw(self, image: Image.Image, xy: tuple[int, int], text: str, fill: int = 1, scale: int = 1) -> None:
         """Draw ``text`` with its top-left corner at ``xy`` in colour ``fill`` (1 lit, 0 dark).

@@ -195,7 +195,7 @@ def test_bad_pin_is_quoted(mock_factory: MockFactory) -> None:
 def test_no_gpio_on_this_machine_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     monkeypatch.setattr(Device, "pin_factory", None)
-    with pytest.raises(GpioUnavailable, match=r"^tray light: no GPIO on this machine \(.*GPIOZERO_PIN_FACTORY=mock"):
+    with pytest.raises(GpioUnavailable, match=r'^tray light: no GPIO on this machine \(.*set gpio = "mock" in the config'):
         TrayLight()
 
 

@@ -344,3 +344,28 @@ def test_font_by_path_and_missing_font(tmp_path: Path) -> None:
     assert load_font(path).name == "tiny"
     with pytest.raises(FontError, match="no font 'nope'"):
         load_font("nope")
+
+
+def test_a_highlight_has_a_pixel_of_padding_round_its_text() -> None:
+    image = render_screen(ScreenState(lines=("Mighty Blow\t9", "Smack"), selected=0))
+    body = load_font("fixed5x7")
+    bar = [[image.getpixel((x, y)) for x in range(128)] for y in range(body.height + 2)]
+    assert all(bar[0]) and all(bar[-1])  # the top and bottom rows of the bar are clear of text
+    assert not all(bar[len(bar) // 2])  # the text is in between
+    below = [image.getpixel((x, body.height + 2)) for x in range(128)]
+    assert not any(below)  # a dark row before the next line
+
+
+def test_default_player_names_keep_their_number_when_cut() -> None:
+    from hardware.screens import _player_text
+
+    small = load_font("tray3x5")
+    texts = [_player_text(small, PlayerStatus(name, 50, 2), 29) for name in ("Player 1", "Player 2")]
+    assert texts[0] != texts[1]
+    assert texts[0].startswith("P1") and texts[1].startswith("P2")
+
+
+def test_a_cut_never_splits_a_number() -> None:
+    font = load_font("fixed5x7")
+    cut = font.fit("Bo takes 45 dmg", font.text_width("Bo takes 4") + font.advance)
+    assert cut == "Bo takes\u2026"

@@ -132,3 +132,23 @@ def test_constraints_resolve_for_a_pi(tmp_path: Path) -> None:
     assert versions["numpy"] == "1.24.2"
     major, minor = (int(part) for part in versions["opencv-python-headless"].split(".")[:2])
     assert (major, minor) < (4, 12)
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_unit_is_hardened_to_an_exposure_of_2_5_or_less() -> None:
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", "--no-pager", str(UNIT)], capture_output=True, text=True, timeout=60
+    )
+    found = re.search(r"Overall exposure level for dicetray\.service: ([0-9.]+)", result.stdout + result.stderr)
+    assert found, result.stdout + result.stderr
+    assert float(found.group(1)) <= 2.5, result.stdout
+
+
+def test_the_hardened_unit_still_reaches_the_camera_i2c_and_gpio() -> None:
+    text = UNIT.read_text()
+    groups = re.search(r"^SupplementaryGroups=(.*)$", text, re.M)
+    assert groups and {"video", "gpio", "i2c"} <= set(groups.group(1).split())
+    allowed = re.findall(r"^DeviceAllow=(\S+) rw$", text, re.M)
+    assert {"char-video4linux", "char-media", "char-dma_heap", "char-i2c", "char-gpiochip"} <= set(allowed)
+    assert "PrivateDevices=true" not in text  # it would hide /dev/video0, /dev/i2c-1 and /dev/gpiochip0
+    assert re.search(r"^RestrictAddressFamilies=.*AF_INET.*AF_INET6", text, re.M)  # the page and MQTT

@@ -1,0 +1,224 @@
+"""The phone page in real headless Chromium (Debian's, driven by Playwright) against the real tray
+service: correct a misread die, spend a status, play a card, pair from a second browser, see a roll
+arrive pushed. Screenshots of the page at phone and desktop sizes go to docs/images/ when
+DICETRAY_SCREENSHOTS is set (scripts/page_screenshots.sh)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware_host.game_flow import GameFlow, Step
+from rules.dicethrone.game import Game
+from tests.game.test_game_flow import to_offense
+from tests.service.conftest import scene_frames
+from tests.web.table import Table
+from vision.reader import DiceReader
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def scene():
+    frame = scene_frames(11)
+    return frame, DiceReader().read(frame)
+
+
+def offense_flow(names=("Ana", "Ben")) -> GameFlow:
+    flow = GameFlow(Game.new(["barbarian", "moon-elf"], names=list(names)))
+    to_offense(flow)
+    return flow
+
+
+def pair(page, table: Table) -> None:
+    """Pairs the way a person does: Pair, Show PIN, read it off the tray's display, type it."""
+    page.click("#pair-open")
+    page.click("#pin-show")
+    banner = wait_for(lambda: table.oled_banner() if (table.oled_banner() or "").startswith("PIN ") else None)
+    page.fill("#pin", banner.removeprefix("PIN "))
+    page.click("#pair-submit")
+    page.wait_for_function("document.querySelector('#pair-state').textContent === 'paired'")
+    assert page.text_content("#pair-state") == "paired"
+
+
+def wait_for(probe, seconds: float = 10.0):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("not seen in time")
+
+
+def open_page(browser, table: Table, width: int = 390, height: int = 844):
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, device_scale_factor=1, bypass_csp=True  # for wait_for_function
+    )
+    page = context.new_page()
+    page.goto(table.url)
+    page.wait_for_selector("#link.on")
+    return context, page
+
+
+def shoot(page, name: str) -> None:
+    if os.environ.get("DICETRAY_SCREENSHOTS"):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / name), full_page=False)
+
+
+def test_a_roll_arrives_pushed_and_a_misread_die_is_corrected_from_the_camera(browser, scene, tmp_path) -> None:
+    frame, reading = scene
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        # The camera's first settle is the roll: it arrives on the page without a reload.
+        page.wait_for_selector("#dice .die", timeout=15000)
+        values = [page.text_content(f"#dice .die[data-die='{i}']") for i in range(5)]
+        assert values == [str(d.value) for d in sorted(reading.dice, key=lambda d: d.box[0])]  # left to right
+        page.wait_for_selector("#boxes rect")  # each die outlined on the camera, labelled
+        assert len(page.query_selector_all("#boxes rect")) == 5
+        page.wait_for_selector("#seats .seat select")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing off the side
+        shoot(page, "table-app-phone.png")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.wait_for_timeout(300)
+        shoot(page, "table-app-desktop.png")
+        page.set_viewport_size({"width": 390, "height": 844})
+        pair(page, table)
+        wrong = int(values[2] or "1")
+        want = wrong % 6 + 1
+        page.click("#boxes rect >> nth=2", force=True)
+        page.click(f"#die-values button[data-value='{want}']")
+        page.wait_for_function(f"document.querySelector(\"#dice .die[data-die='2']\").textContent === '{want}'")
+        page.wait_for_selector(f"#log li[data-kind='correction']")
+        assert re.search(rf"Die 3 set to {want}", page.text_content("#log"))
+        context.close()
+    finally:
+        table.close()
+    assert table.flow.dice[2].value == want
+
+
+def test_a_new_throw_is_pushed_to_the_page(browser, scene, tmp_path) -> None:
+    frame, _ = scene
+    flow = offense_flow()
+    table = Table(flow, frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_selector("#log li[data-kind='roll']", timeout=15000)
+        rolls = len(page.query_selector_all("#log li[data-kind='roll']"))
+        pair(page, table)
+        # Roll on (the page's Next after choosing to roll again is a button press), then throw.
+        table.camera.throw(scene_frames(12))
+        page.wait_for_function(f"document.querySelectorAll(\"#log li[data-kind='roll']\").length > {rolls}", timeout=15000)
+        context.close()
+    finally:
+        table.close()
+
+
+def damage_window_flow(statuses: dict[str, int]) -> GameFlow:
+    from tests.game.test_damage_window import attacked_flow, monk_defends
+
+    flow = attacked_flow(statuses)
+    monk_defends(flow)
+    assert flow.step is Step.DAMAGE
+    return flow
+
+
+def test_a_status_is_spent_from_the_page(browser, scene, tmp_path) -> None:
+    frame, _ = scene
+    table = Table(damage_window_flow({"Evasive": 1}), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_selector(".player[data-player='Bo'] .chip:text('Evasive')")
+        pair(page, table)
+        page.click("#options button[data-kind='spend']")
+        page.wait_for_selector("body[data-step='spend-die']")  # the page asks for the status's die
+        page.click("#btn-select")  # the Evasive die shows 2: a success
+        page.click("#btn-next")
+        page.wait_for_selector("#log li[data-kind='status']")
+        page.wait_for_function("!document.querySelector(\".player[data-player='Bo'] .chip\")")
+        context.close()
+    finally:
+        table.close()
+    assert "Evasive" not in table.flow.game.players[1].statuses
+
+
+def test_a_card_is_played_from_the_page_and_a_second_browser_pairs_too(browser, scene, tmp_path) -> None:
+    frame, _ = scene
+    table = Table(damage_window_flow({}), frame, tmp_path)
+    try:
+        first, page = open_page(browser, table, 1280, 900)
+        page.wait_for_selector("#options button[data-kind='card-prevent']")
+        pair(page, table)
+        second, other = open_page(browser, table)
+        # Not paired: its first change is refused and asks for the PIN.
+        other.click("#undo") if other.is_enabled("#undo") else other.click("#btn-select")
+        other.wait_for_selector("#pair-dialog[open]")
+        other.click("#pair-cancel")
+        pair(other, table)
+        cp_before = table.flow.game.players[1].cp
+        other.click("#options button[data-kind='card-prevent'] >> nth=0")
+        other.wait_for_selector("body[data-step='cost']")
+        other.click("#btn-select")  # 1 CP
+        other.click("#btn-next")
+        other.wait_for_selector("body[data-step='amount']")
+        for _ in range(2):
+            other.click("#btn-select")  # prevent 3
+        other.click("#btn-next")
+        other.wait_for_selector("body[data-step='damage']")
+        page.wait_for_function(f"[...document.querySelectorAll('.player .stat')].some(s => s.textContent === 'CP {cp_before - 1}')")
+        page.click("#btn-next")  # the first browser's token still works
+        page.wait_for_timeout(300)
+        first.close()
+        second.close()
+    finally:
+        table.close()
+    assert table.flow.game.players[1].cp == cp_before - 1
+
+
+def test_a_game_is_started_from_the_page_with_heroes_and_names(browser, scene, tmp_path) -> None:
+    frame, _ = scene
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_selector("#seats .seat select")
+        pair(page, table)
+        page.click("#seat-add")
+        seats = page.query_selector_all("#seats .seat")
+        assert len(seats) == 3
+        for seat, (hero, name) in zip(seats, [("monk", "Cy"), ("barbarian", "Di"), ("moon-elf", "Ed")]):
+            seat.query_selector("select").select_option(hero)
+            seat.query_selector("input").fill(name)
+        page.click("#start-game")
+        page.wait_for_selector(".player[data-player='Ed']")
+        names = [n.text_content() for n in page.query_selector_all(".player .name")]
+        assert names == ["Cy", "Di", "Ed"]
+        context.close()
+    finally:
+        table.close()
+    assert table.flow.game.mode.value == "king-of-the-hill"
