@@ -10,10 +10,13 @@ fi
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
+# EXTRAS: the optional dependency groups to install (the test command adds `train`, whose smoke
+# test runs the training code).
+EXTRAS=${EXTRAS:-dev}
 stamp=.venv/.dicetray-installed
-want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$( (cat pyproject.toml; echo "$EXTRAS") | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e '.[dev]'
+    .venv/bin/python -m pip install --quiet -e ".[$EXTRAS]"
     echo "$want" > "$stamp"
 fi

@@ -91,6 +91,12 @@ class EvalReport:
         return self.correct / self.dice if self.dice else 1.0
 
     @property
+    def stated_confidence(self) -> float:
+        """The mean confidence the reader stated for the dice it read ``ok`` (to set against precision)."""
+        stated = [d.confidence for r in self.results for d in r.read if d.ok]
+        return sum(stated) / len(stated) if stated else 1.0
+
+    @property
     def abstentions(self) -> int:
         return sum(r.abstained for r in self.results)
 
@@ -111,6 +117,7 @@ class EvalReport:
             "precision": round(self.precision, 4),
             "recall": round(self.recall, 4),
             "abstentions": self.abstentions,
+            "stated_confidence": round(self.stated_confidence, 4),
             "median_ms": round(self.median_ms, 2),
             "failures": [r.to_json() for r in self.failures],
         }
@@ -124,6 +131,7 @@ class EvalReport:
             f"precision   {self.correct}/{self.read_ok} = {self.precision:.2%}",
             f"recall      {self.correct}/{self.dice} = {self.recall:.2%}",
             f"abstentions {self.abstentions}",
+            f"confidence  {self.stated_confidence:.2%} stated for the dice read (precision {self.precision:.2%})",
             f"median ms   {self.median_ms:.1f} per image",
         ]
         if self.failures:

@@ -1,22 +1,33 @@
-"""The reader: one BGR frame in, one :class:`~vision.types.FrameReading` out."""
+"""The reader: one BGR frame in, one :class:`~vision.types.FrameReading` out.
+
+By default it is the learned reader (:mod:`vision.learned`), checked against the rule-based pip
+reader (:mod:`vision.combine`). Given a face classifier or a face detector (a calibrated profile
+brings both), it reads the faces the rule-based detector (:mod:`vision.detect`) finds with that
+classifier instead.
+"""
 
 from __future__ import annotations
 
 import time
 
 from vision.classify import FaceClassifier, FaceResult, PipClassifier
+from vision.combine import combine
 from vision.detect import CandidateFlag, FaceCandidate, FaceDetector
 from vision.imageio import Frame, check_frame
+from vision.learned import LearnedReader
 from vision.types import DieReading, DieStatus, FrameReading
 
 
 class DiceReader:
     """Finds every die in a frame and reads its top face.
 
-    ``classifier`` reads each face the detector finds (default: :class:`PipClassifier`); a die
-    whose face may be partly outside the frame is ``occluded``, one tilted unlike the others
-    ``cocked``, one whose face the classifier cannot read ``unreadable``; only ``ok`` dice carry a
-    value.
+    With no arguments, the learned reader finds and reads the dice (``learned`` may give one with
+    another model or thresholds) and, unless ``pip_check`` is off, the rule-based pip reader reads
+    the same frame: where both read a die and disagree it is ``unreadable``, where only one reads
+    it that reading stands (:func:`vision.combine.combine`). With a ``classifier`` or a ``detector``, the rule-based detector's faces are
+    read by ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly
+    outside the frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the
+    classifier cannot read ``unreadable``. Only ``ok`` dice carry a value.
 
     >>> reader = DiceReader()
     >>> reading = reader.read(frame)  # doctest: +SKIP
@@ -24,11 +35,24 @@ class DiceReader:
     (2, 5, 6)
     """
 
-    def __init__(self, classifier: FaceClassifier | None = None, detector: FaceDetector | None = None) -> None:
+    def __init__(
+        self,
+        classifier: FaceClassifier | None = None,
+        detector: FaceDetector | None = None,
+        *,
+        learned: LearnedReader | None = None,
+        pip_check: bool = True,
+    ) -> None:
+        self.learned: LearnedReader | None = None
+        self.pip_check = pip_check
+        if classifier is None and detector is None:
+            self.learned = learned if learned is not None else LearnedReader()
         self.classifier: FaceClassifier = classifier if classifier is not None else PipClassifier()
         self.detector = detector if detector is not None else FaceDetector()
 
     def __repr__(self) -> str:
+        if self.learned is not None:
+            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r})"
         return f"DiceReader(classifier={self.classifier!r}, detector={self.detector!r})"
 
     def read(self, frame: Frame) -> FrameReading:
@@ -36,6 +60,14 @@ class DiceReader:
 
         :raises InvalidFrameError: ``frame`` is not an HxWx3 uint8 array.
         """
+        if self.learned is not None:
+            learned = self.learned.read(frame)
+            if not self.pip_check:
+                return learned
+            return combine(learned, self._read_pips(check_frame(frame)))
+        return self._read_pips(check_frame(frame))
+
+    def _read_pips(self, frame: Frame) -> FrameReading:
         frame = check_frame(frame)
         start = time.perf_counter()
         dice = [self._reading(c, self.classifier.classify(c)) for c in self.detector.find(frame)]

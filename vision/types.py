@@ -25,7 +25,8 @@ class DieReading:
 
     ``value`` is the number 1-6, or ``None`` when the status is not ``ok``. ``face`` is the face label
     (``"4"`` for pips, a profile's label for a calibrated die). ``box`` is x, y, width, height in pixels
-    of the top face.
+    of the top face. ``reason`` says why a die that is not ``ok`` was not read (``"unsure: 3 or 5"``);
+    ``candidates`` are the faces an unsure die may show, likeliest first.
     """
 
     value: int | None
@@ -34,13 +35,15 @@ class DieReading:
     status: DieStatus
     face: str | None = None
     symbol: str | None = None
+    reason: str | None = None
+    candidates: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.status is DieStatus.OK and self.value is not None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "value": self.value,
             "face": self.face,
             "symbol": self.symbol,
@@ -48,6 +51,11 @@ class DieReading:
             "box": [int(v) for v in self.box],
             "status": self.status.value,
         }
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if self.candidates:
+            data["candidates"] = list(self.candidates)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DieReading:
@@ -59,6 +67,8 @@ class DieReading:
             status=DieStatus(data.get("status", "ok")),
             face=data.get("face"),
             symbol=data.get("symbol"),
+            reason=data.get("reason"),
+            candidates=tuple(str(c) for c in data.get("candidates", ())),
         )
 
 

@@ -8,9 +8,10 @@ from firmware_host.commands import (
     rolllog_cmd,
     rules_cmd,
     service_cmd,
+    train_cmd,
     vision_cmd,
 )
 
 COMMAND_MODULES = (
-    demo_cmd, service_cmd, vision_cmd, calibrate_cmd, profiles_cmd, rules_cmd, records_cmd, rolllog_cmd
+    demo_cmd, service_cmd, vision_cmd, calibrate_cmd, profiles_cmd, rules_cmd, records_cmd, rolllog_cmd, train_cmd
 )

@@ -120,7 +120,8 @@ def test_constraints_resolve_for_a_pi(tmp_path: Path) -> None:
     command = [
         sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed",
         "--report", str(report), "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
-        "--platform", "manylinux_2_36_aarch64", "--platform", "manylinux_2_17_aarch64",
+        "--platform", "manylinux_2_36_aarch64", "--platform", "manylinux_2_28_aarch64",
+        "--platform", "manylinux_2_27_aarch64", "--platform", "manylinux_2_17_aarch64",
         "--platform", "manylinux2014_aarch64", "--platform", "linux_aarch64",
         "--target", str(tmp_path / "target"), "-c", str(CONSTRAINTS), *_project_requirements(),
     ]  # fmt: skip

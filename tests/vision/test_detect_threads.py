@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from vision.classify import PipClassifier
 from vision.imageio import load_image
 from vision.reader import DiceReader
 
@@ -18,7 +19,7 @@ def test_threads_reading_at_once_read_as_one_thread_does() -> None:
     # four photos of one size, so that shared work arrays would be overwritten mid-read
     frames = [load_image(REAL_D6 / name) for name in ("valid_70.jpg", "dice_13.jpg", "five_10.jpg", "valid_50.jpg")]
     assert len({f.shape for f in frames}) == 1
-    reader = DiceReader()
+    reader = DiceReader(classifier=PipClassifier())
     alone = [reader.read(frame).dice for frame in frames]
 
     def read_in_turn(start: int) -> list[object]:

@@ -1,3 +1,8 @@
+"""The rule-based reader (vision.detect finding top faces by their pips, PipClassifier reading them):
+the path a calibrated profile of pip faces reads with. The default, learned reader: test_learned.py."""
+
+from __future__ import annotations
+
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +30,7 @@ needs_real = pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not
     ],
 )
 def test_reads_real_photos(image: str, values: tuple[int, ...]) -> None:
-    reading = DiceReader().read(load_image(REAL_D6 / image))
+    reading = DiceReader(classifier=PipClassifier()).read(load_image(REAL_D6 / image))
     assert reading.all_ok
     assert tuple(sorted(reading.values)) == values
 
@@ -34,7 +39,7 @@ def test_reads_real_photos(image: str, values: tuple[int, ...]) -> None:
 def test_side_faces_never_add_pips() -> None:
     # ones on top, with two to four pips on each side face the oblique camera sees
     for image in ("dice_3.jpg", "dice_4.jpg", "dice_13.jpg"):
-        reading = DiceReader().read(load_image(REAL_D6 / image))
+        reading = DiceReader(classifier=PipClassifier()).read(load_image(REAL_D6 / image))
         assert reading.dice and {d.value for d in reading.dice} == {1}, image
 
 
@@ -55,7 +60,7 @@ def test_a_die_cut_by_the_frame_edge_is_never_read() -> None:
     frame = load_image(REAL_D6 / "five_10.jpg")
     # the five sits around x 300-350: cut the frame through it
     cut = np.ascontiguousarray(frame[:, :322])
-    reading = DiceReader().read(cut)
+    reading = DiceReader(classifier=PipClassifier()).read(cut)
     assert all(d.status is not DieStatus.OK for d in reading.dice)
 
 
@@ -67,18 +72,18 @@ def test_a_face_whose_rim_is_cut_but_whose_pips_are_all_in_view_is_read() -> Non
     x, _, w, _ = face.box
     edge = int(right + 2)
     assert edge < x + w  # the cut goes through the face's rim
-    reading = DiceReader().read(np.ascontiguousarray(frame[:, :edge]))
+    reading = DiceReader(classifier=PipClassifier()).read(np.ascontiguousarray(frame[:, :edge]))
     assert [(d.value, d.status) for d in reading.dice] == [(5, DieStatus.OK)]
 
 
 def test_blank_frame_has_no_dice() -> None:
-    assert DiceReader().read(np.full((480, 640, 3), 180, dtype=np.uint8)).dice == ()
+    assert DiceReader(classifier=PipClassifier()).read(np.full((480, 640, 3), 180, dtype=np.uint8)).dice == ()
 
 
 def test_noise_frame_has_no_dice() -> None:
     rng = np.random.default_rng(3)
     frame = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
-    assert all(not d.ok for d in DiceReader().read(frame).dice)
+    assert all(not d.ok for d in DiceReader(classifier=PipClassifier()).read(frame).dice)
 
 
 class _Always:
@@ -97,7 +102,7 @@ def test_any_classifier_plugs_into_the_reader() -> None:
 
 
 def test_reader_repr_is_a_constructor_call() -> None:
-    assert repr(DiceReader()).startswith("DiceReader(classifier=PipClassifier(")
+    assert repr(DiceReader(classifier=PipClassifier())).startswith("DiceReader(classifier=PipClassifier(")
 
 
 sim = pytest.importorskip("hardware.sim")
@@ -112,7 +117,7 @@ def _tray(seed: int, **scene: Any) -> Any:
 @pytest.mark.parametrize("seed", [1, 11, 21])
 def test_rendered_pip_dice_are_read(seed: int) -> None:
     tray = _tray(seed, tilt_deg=20)
-    reading = DiceReader().read(tray.frame)
+    reading = DiceReader(classifier=PipClassifier()).read(tray.frame)
     truth = sorted(d.value for d in tray.truth)
     read = sorted(reading.values)
     # never a wrong value: every value read is one of the dice there
@@ -128,7 +133,7 @@ def test_touching_dice_in_line_with_the_camera_are_both_read(seed: int) -> None:
     # at 25 degrees a die's front face is far more foreshortened than its top, so two faces
     # foreshortened alike, one behind the other, are the tops of two touching dice
     tray = _tray(seed, tilt_deg=25, touching=2)
-    reading = DiceReader().read(tray.frame)
+    reading = DiceReader(classifier=PipClassifier()).read(tray.frame)
     assert sorted(reading.values) == sorted(d.value for d in tray.truth)
 
 
@@ -136,7 +141,7 @@ def test_touching_dice_in_line_with_the_camera_are_both_read(seed: int) -> None:
 def test_a_die_cocked_on_a_neighbour_is_reported_cocked(seed: int) -> None:
     # leaning 22-38 degrees on the next die, its faces are foreshortened unlike its neighbours'
     tray = _tray(seed, tilt_deg=25, cocked=1)
-    reading = DiceReader().read(tray.frame)
+    reading = DiceReader(classifier=PipClassifier()).read(tray.frame)
     assert any(d.status is DieStatus.COCKED for d in reading.dice)
     # and no die lying flat is
     (cocked,) = [t for t in tray.truth if t.status is DieStatus.COCKED]
@@ -149,7 +154,7 @@ def test_a_die_cocked_on_a_neighbour_is_reported_cocked(seed: int) -> None:
 
 def test_a_die_out_of_frame_is_not_read_as_a_value() -> None:
     tray = _tray(4, tilt_deg=25, out_of_frame=1)
-    reading = DiceReader().read(tray.frame)
+    reading = DiceReader(classifier=PipClassifier()).read(tray.frame)
     ok_truth = sorted(d.value for d in tray.truth if d.status is DieStatus.OK)
     assert sorted(reading.values) == ok_truth
 
@@ -159,7 +164,7 @@ def test_symbol_faces_are_unreadable_not_counted() -> None:
     design = sim.DieDesign.pips_with_emblem(6, "star")
     scene = sim.random_scene(rng, 5, tilt_deg=25, designs=[design], values=[6, 6, 6, 6, 6])
     tray = sim.render_tray(scene, rng)
-    reading = DiceReader().read(tray.frame)
+    reading = DiceReader(classifier=PipClassifier()).read(tray.frame)
     assert 6 not in reading.values
     assert sum(d.status is DieStatus.UNREADABLE for d in reading.dice) >= 3
 
@@ -169,7 +174,7 @@ def test_a_two_spanning_two_faces_of_one_die_is_split_into_its_faces() -> None:
     # steep views of ones: a top face's pip and a pip of the front face fit a "two" about twice
     # the size of the other faces in view; grouped again, the top face's one is found
     for image, values in (("dice_11.jpg", (1, 1)), ("dice_21.jpg", (1, 1, 1)), ("dice_42.jpg", (1, 1, 1, 1, 1))):
-        reading = DiceReader().read(load_image(REAL_D6 / image))
+        reading = DiceReader(classifier=PipClassifier()).read(load_image(REAL_D6 / image))
         assert reading.all_ok and tuple(sorted(reading.values)) == values, image
         candidates = FaceDetector().find(load_image(REAL_D6 / image))
         assert all(len(c.pips) == 1 for c in candidates), image
@@ -190,7 +195,7 @@ def test_in_a_view_steeper_than_45_degrees_the_face_further_from_the_camera_is_t
     frame = load_image(REAL_D6 / image)
     if turn is not None:
         frame = np.ascontiguousarray(cv2.rotate(frame, getattr(cv2, turn)))
-    reading = DiceReader().read(frame)
+    reading = DiceReader(classifier=PipClassifier()).read(frame)
     assert reading.all_ok and tuple(sorted(reading.values)) == values
 
 
@@ -198,7 +203,7 @@ def test_in_a_view_steeper_than_45_degrees_the_face_further_from_the_camera_is_t
 def test_blurred_sixes_whose_pips_sit_on_the_grid_are_read() -> None:
     # motion blur bends some pips' ellipses unlike the others; on the grid they are still one six
     # each (they were read as a three and a two)
-    reading = DiceReader().read(load_image(REAL_D6 / "six_46.jpg"))
+    reading = DiceReader(classifier=PipClassifier()).read(load_image(REAL_D6 / "six_46.jpg"))
     assert reading.all_ok and reading.values == (6, 6, 6, 6, 6)
 
 
@@ -212,7 +217,7 @@ def test_a_bigger_camera_frame_reads_as_the_webcam_frame(factor: float) -> None:
     for image, values in (("valid_70.jpg", (1, 4, 4, 5, 5)), ("six_56.jpg", (2, 3, 5, 5, 6)), ("dice_1.jpg", (1,))):
         frame = load_image(REAL_D6 / image)
         big = cv2.resize(frame, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
-        reading = DiceReader().read(big)
+        reading = DiceReader(classifier=PipClassifier()).read(big)
         assert reading.all_ok and tuple(sorted(reading.values)) == values, image
 
 
@@ -227,7 +232,7 @@ def test_a_dim_frame_reads_as_a_well_exposed_one(image: str, values: tuple[int, 
     dim = np.clip(frame * 0.45, 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", dim, [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok
-    reading = DiceReader().read(cv2.imdecode(data, cv2.IMREAD_COLOR))
+    reading = DiceReader(classifier=PipClassifier()).read(cv2.imdecode(data, cv2.IMREAD_COLOR))
     assert reading.all_ok and tuple(sorted(reading.values)) == values
 
 
@@ -240,10 +245,10 @@ def test_dice_on_a_dotted_cloth_are_read_and_the_dots_are_not_dice() -> None:
     for y in range(10, 480, 16):
         for x in range(10, 640, 16):
             cv2.circle(cloth, (x, y), 3, (40, 40, 40), -1)
-    assert DiceReader().read(cloth).dice == ()
+    assert DiceReader(classifier=PipClassifier()).read(cloth).dice == ()
     frame = cloth.copy()
     frame[230:360, 250:400] = load_image(REAL_D6 / "five_10.jpg")[230:360, 250:400]
-    reading = DiceReader().read(frame)
+    reading = DiceReader(classifier=PipClassifier()).read(frame)
     assert [(d.value, d.status) for d in reading.dice] == [(5, DieStatus.OK)]
 
 
@@ -255,7 +260,7 @@ def test_a_face_flatter_than_any_top_face_is_not_read() -> None:
 
     frame = load_image(REAL_D6 / "five_10.jpg")
     flat = cv2.resize(frame, (640, 205), interpolation=cv2.INTER_AREA)
-    reading = DiceReader().read(np.ascontiguousarray(flat))
+    reading = DiceReader(classifier=PipClassifier()).read(np.ascontiguousarray(flat))
     assert reading.dice and all(not d.ok for d in reading.dice)
     squashed = cv2.resize(frame, (640, 384), interpolation=cv2.INTER_AREA)
-    assert DiceReader().read(np.ascontiguousarray(squashed)).values == (5,)
+    assert DiceReader(classifier=PipClassifier()).read(np.ascontiguousarray(squashed)).values == (5,)

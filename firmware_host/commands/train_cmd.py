@@ -1,0 +1,113 @@
+"""`dicetray train`: rebuild the learned reader's models from rendered trays and real photos.
+
+Needs the ``train`` extra (PyTorch). The rendered training set is drawn by the simulated tray
+(:mod:`hardware.sim.training`) into the work folder first; then :func:`vision.training.train.train`
+trains both networks and writes the ONNX files and ``model.json`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from firmware_host.errors import UsageError
+
+
+def _real_source(text: str) -> tuple[str, str, float]:
+    folder, _, rest = text.partition(":")
+    boxes, _, weight_text = rest.partition(":")
+    boxes = boxes or "die"
+    if boxes not in ("die", "face"):
+        raise argparse.ArgumentTypeError(f"{text!r}: the box kind after ':' must be 'die' or 'face'")
+    try:
+        weight = float(weight_text) if weight_text else 1.0
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: the weight after the box kind must be a number") from None
+    if not 0.0 < weight <= 100.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the weight must be above 0 and at most 100")
+    return folder, boxes, weight
+
+
+def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
+    """Adds ``train`` to the `dicetray` parser."""
+    train = subparsers.add_parser(
+        "train",
+        help="rebuild the learned reader's models (needs the train extra)",
+        description=(
+            "Render a training set on the simulated tray, train the dice detector and the face network on it and "
+            "on the train split of real labelled folders, and write the ONNX models and model.json."
+        ),
+    )
+    train.add_argument(
+        "--real",
+        metavar="DIR[:die|face[:WEIGHT]]",
+        action="append",
+        type=_real_source,
+        default=[],
+        help=(
+            "a labelled folder of real photos (repeatable); ':face' when its boxes bound the top face, not the whole "
+            "die; WEIGHT its share of the face network's real samples against the other folders (default 1)"
+        ),
+    )
+    train.add_argument("--out", type=Path, required=True, help="folder for the models (vision/models to replace the shipped ones)")
+    train.add_argument("--work", type=Path, help="folder for the rendered set and checkpoints (default: OUT/work)")
+    train.add_argument("--rendered", type=int, default=6000, metavar="N", help="rendered training frames (default 6000)")
+    train.add_argument("--real-weight", type=float, default=0.5, help="share of the detector's samples from real photos, 0-1 (default 0.5)")
+    train.add_argument(
+        "--face-real-weight", type=float, default=0.5, help="share of the face network's samples from real photos, 0-1 (default 0.5)"
+    )
+    train.add_argument("--detector-steps", type=int, default=3000)
+    train.add_argument("--face-steps", type=int, default=3000)
+    train.add_argument("--detector-batch", type=int, default=24)
+    train.add_argument("--face-batch", type=int, default=192)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
+    train.set_defaults(handler=run_train)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    try:
+        import torch  # noqa: F401  (only to say clearly what is missing)
+    except ImportError:
+        raise UsageError("dicetray train needs PyTorch: pip install -e '.[train]'") from None
+    from hardware.sim.training import TRAINING_FILE, write_training_set
+    from vision.training.train import RealSource, TrainConfig, train
+
+    for name in ("real_weight", "face_real_weight"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be between 0 and 1")
+    for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "threads"):
+        if getattr(args, name) < (0 if name == "rendered" else 1):
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: too small")
+    for folder, _, _ in args.real:
+        if not (Path(folder) / "labels.json").is_file():
+            raise UsageError(f"--real {folder!r}: not a labelled folder (no labels.json)")
+    if not args.real and not args.rendered:
+        raise UsageError("nothing to train on: give --real folders or --rendered frames")
+    work = args.work or args.out / "work"
+    rendered = work / f"rendered-{args.seed}-{args.rendered}"
+    if args.rendered and not (rendered / TRAINING_FILE).is_file():
+        begun = time.monotonic()
+        print(f"rendering {args.rendered} training frames into {rendered} ...", file=sys.stderr, flush=True)
+        write_training_set(rendered, args.rendered, seed=args.seed + 1)
+        print(f"rendered in {time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
+    cfg = TrainConfig(
+        out=str(args.out),
+        rendered=(str(rendered),) if args.rendered else (),
+        real=tuple(RealSource(folder, boxes, weight) for folder, boxes, weight in args.real),
+        seed=args.seed,
+        real_weight=args.real_weight if args.real else 0.0,
+        face_real_weight=args.face_real_weight if args.real else 0.0,
+        detector_steps=args.detector_steps,
+        face_steps=args.face_steps,
+        detector_batch=args.detector_batch,
+        face_batch=args.face_batch,
+        threads=args.threads,
+        checkpoint_dir=str(work),
+    )
+    train(cfg, log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"models written to {args.out}")
+    return 0

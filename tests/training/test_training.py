@@ -1,0 +1,139 @@
+"""The training code: a few steps on a handful of images, and ONNX exports that match the networks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the train extra (PyTorch) is not installed")
+
+from firmware_host.cli import main  # noqa: E402
+from hardware.sim import write_labelled_folder  # noqa: E402
+from hardware.sim.training import write_training_set  # noqa: E402
+from vision.learned import CLASSES, CROP_SIZE, LearnedModel, LearnedReader  # noqa: E402
+from vision.training.data import detector_sample, face_sample, real_frames, rendered_frames  # noqa: E402
+from vision.training.nets import DiceDetector, FaceNet  # noqa: E402
+from vision.training.train import RealSource, TrainConfig, export_onnx, train  # noqa: E402
+
+
+def _ort(path: Path, x: np.ndarray) -> np.ndarray:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    out: np.ndarray = session.run(None, {"image": x})[0]
+    return out
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 256, 320), (2, 3, 96, 160)])
+def test_detector_export_matches_the_network(tmp_path: Path, shape: tuple[int, ...]) -> None:
+    torch.manual_seed(3)
+    net = DiceDetector()
+    # make batch norm do something, as after training
+    net.train()
+    with torch.no_grad():
+        net(torch.rand(4, 3, 128, 128))
+    net.eval()
+    export_onnx(net, torch.zeros(1, 3, 256, 320), tmp_path / "d.onnx")
+    x = torch.rand(*shape)
+    with torch.no_grad():
+        expected = net(x).numpy()
+    np.testing.assert_allclose(_ort(tmp_path / "d.onnx", x.numpy()), expected, atol=2e-4, rtol=1e-3)
+
+
+def test_face_export_matches_the_network(tmp_path: Path) -> None:
+    torch.manual_seed(4)
+    net = FaceNet()
+    net.train()
+    with torch.no_grad():
+        net(torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
+    net.eval()
+    export_onnx(net, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), tmp_path / "f.onnx")
+    x = torch.rand(7, 3, CROP_SIZE, CROP_SIZE)
+    with torch.no_grad():
+        expected = net(x).numpy()
+    out = _ort(tmp_path / "f.onnx", x.numpy())
+    assert out.shape == (7, len(CLASSES))
+    np.testing.assert_allclose(out, expected, atol=2e-4, rtol=1e-3)
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("train-data")
+    write_training_set(root / "rendered", 6, seed=2)
+    # a labelled folder standing in for real photos (the smoke run must not need the photo sets)
+    write_labelled_folder(root / "photos", 12, seed=5, n_dice=(1, 4), prefix="photo")
+    return root / "rendered", root / "photos"
+
+
+def test_samples_have_targets_where_the_dice_are(sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    frames = rendered_frames(rendered) + real_frames(photos, ("train", "val", "test"), "face")
+    rng = np.random.default_rng(0)
+    with_dice = [f for f in frames if f.dice]
+    sample = detector_sample(with_dice[0], rng, patch=128)
+    assert sample.image.shape == (3, 128, 128) and sample.heat.shape == (32, 32)
+    assert sample.heat.max() <= 1.0 and (sample.mask <= (sample.heat == 1)).all()
+    labels = {face_sample(with_dice[i % len(with_dice)], rng, negative=False)[1] for i in range(40)}
+    assert 0 not in labels
+    assert face_sample(with_dice[0], rng, negative=True)[1] == 0
+
+
+def test_real_frames_keep_only_the_asked_split(sources: tuple[Path, Path]) -> None:
+    _, photos = sources
+    from vision.splits import split_of
+
+    names = [e["image"] for e in json.loads((photos / "labels.json").read_text())]
+    assert len(real_frames(photos, "train", "die")) == sum(split_of(n) == "train" for n in names)
+    assert len(real_frames(photos, "test", "die")) == sum(split_of(n) == "test" for n in names)
+
+
+def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(
+        out=str(tmp_path / "model"),
+        rendered=(str(rendered),),
+        real=(RealSource(str(photos), "face"),),
+        detector_steps=3,
+        detector_batch=2,
+        detector_patch=128,
+        face_steps=3,
+        face_batch=8,
+        checkpoint_every=2,
+        threads=1,
+    )
+    logged: list[str] = []
+    out = train(cfg, logged.append)
+    assert any("detector step 2/3" in line for line in logged)
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["classes"] == list(CLASSES) and meta["training"]["seed"] == 0
+    model = LearnedModel(out)
+    assert model.trained_on == {"photos"}
+    frame = np.full((240, 320, 3), 128, np.uint8)
+    reading = LearnedReader(model).read(frame)
+    assert all(0.0 <= d.confidence <= 1.0 for d in reading.dice)
+    # a second run picks up from the checkpoints and gives the same weights
+    again = train(cfg, logged.append)
+    assert (again / "dice-faces.onnx").stat().st_size == (out / "dice-faces.onnx").stat().st_size
+
+
+def test_train_command(tmp_path: Path, sources: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, photos = sources
+    status = main([
+        "train", "--out", str(tmp_path / "m"), "--real", f"{photos}:face", "--rendered", "4",
+        "--detector-steps", "2", "--face-steps", "2", "--detector-batch", "2", "--face-batch", "4", "--threads", "1",
+    ])
+    assert status == 0
+    assert (tmp_path / "m" / "dice-detector.onnx").is_file()
+    assert "models written to" in capsys.readouterr().out
+
+
+def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--out", str(tmp_path), "--real", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["train", "--out", str(tmp_path), "--real", "x:wrong"])
+    assert exited.value.code == 2
+    assert main(["train", "--out", str(tmp_path), "--rendered", "0"]) == 2

@@ -1,0 +1,64 @@
+"""Combining the learned reading with the pip reader's: agreement, disagreement, parts of a die."""
+
+from __future__ import annotations
+
+from vision.combine import combine
+from vision.types import DieReading, DieStatus, FrameReading
+
+
+def _ok(value: int, box: tuple[int, int, int, int], confidence: float = 0.95) -> DieReading:
+    return DieReading(value, confidence, box, DieStatus.OK, face=str(value))
+
+
+def _unsure(box: tuple[int, int, int, int], *candidates: str) -> DieReading:
+    return DieReading(None, 0.6, box, DieStatus.UNREADABLE, reason="unsure", candidates=candidates)
+
+
+def test_agreeing_readings_are_one_die() -> None:
+    out = combine(FrameReading((_ok(4, (100, 100, 40, 40), 0.9),)), FrameReading((_ok(4, (104, 98, 36, 36), 0.97),)))
+    assert out.values == (4,) and out.dice[0].confidence == 0.97
+
+
+def test_a_higher_pip_count_stands_a_lower_one_is_unreadable() -> None:
+    higher = combine(FrameReading((_ok(1, (100, 100, 40, 40)),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
+    assert higher.values == (2,)
+    lower = combine(FrameReading((_ok(6, (100, 100, 40, 40)),)), FrameReading((_ok(3, (100, 100, 40, 40)),)))
+    assert lower.values == () and lower.dice[0].status is DieStatus.UNREADABLE
+    assert lower.dice[0].candidates == ("6", "3")
+
+
+def test_an_unsure_die_is_settled_only_by_one_of_its_candidates() -> None:
+    settled = combine(FrameReading((_unsure((10, 10, 40, 40), "3", "5"),)), FrameReading((_ok(5, (12, 10, 38, 38)),)))
+    assert settled.values == (5,)
+    kept = combine(FrameReading((_unsure((10, 10, 40, 40), "3", "5"),)), FrameReading((_ok(6, (12, 10, 38, 38)),)))
+    assert kept.values == () and kept.dice[0].status is DieStatus.UNREADABLE
+    # artwork the learned reader took for no pip face stays unread, whatever layout the pips show
+    not_pips = DieReading(None, 0.9, (10, 10, 40, 40), DieStatus.UNREADABLE, reason="not a pip face")
+    assert combine(FrameReading((not_pips,)), FrameReading((_ok(6, (12, 10, 38, 38)),))).values == ()
+
+
+def test_a_die_only_one_reader_reads_stands() -> None:
+    only_learned = combine(FrameReading((_ok(3, (10, 10, 40, 40)),)), FrameReading(()))
+    only_pips = combine(FrameReading(()), FrameReading((_ok(2, (300, 10, 40, 40)),)))
+    assert only_learned.values == (3,) and only_pips.values == (2,)
+    both = combine(FrameReading((_ok(3, (10, 10, 40, 40)),)), FrameReading((_ok(2, (300, 10, 40, 40)),)))
+    assert both.values == (3, 2)
+
+
+def test_a_learned_find_on_part_of_a_read_face_is_dropped() -> None:
+    # the pip reader read a big six; the learned reader also took one of its pips for a small die
+    learned = FrameReading((_ok(6, (100, 100, 80, 80)), _ok(1, (150, 150, 20, 20))))
+    out = combine(learned, FrameReading((_ok(6, (100, 100, 80, 80)),)))
+    assert out.values == (6,) and len(out.dice) == 1
+
+
+def test_cocked_stays_cocked_and_an_unread_pip_face_leaves_the_learned_reading() -> None:
+    cocked = DieReading(None, 0.9, (10, 10, 40, 40), DieStatus.COCKED, reason="cocked")
+    out = combine(FrameReading((cocked,)), FrameReading((_ok(5, (10, 10, 40, 40)),)))
+    assert out.dice[0].status is DieStatus.COCKED
+    pip_unread = DieReading(None, 0.2, (10, 10, 40, 40), DieStatus.UNREADABLE)
+    assert combine(FrameReading((_ok(5, (10, 10, 40, 40)),)), FrameReading((pip_unread,))).values == (5,)
+
+
+def test_times_add_up() -> None:
+    assert combine(FrameReading((), 2.0), FrameReading((), 7.5)).ms == 9.5

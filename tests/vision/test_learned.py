@@ -1,0 +1,183 @@
+"""The learned reader's contracts, on rendered trays (accuracy is measured on real photos by eval)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hardware.sim import DieDesign, random_scene, render_tray
+from vision.errors import InvalidFrameError
+from vision.learned import MODEL_DIR, LearnedModel, LearnedReader, ModelError
+from vision.reader import DiceReader
+from vision.types import DieStatus
+
+
+# Just under what the shipped model and the pip check measure on these seeded trays.
+RENDERED_RIGHT = 0.85
+RENDERED_WRONG = 0.02
+
+
+@pytest.fixture(scope="module")
+def reader() -> LearnedReader:
+    return LearnedReader()
+
+
+@pytest.fixture(scope="module")
+def product() -> DiceReader:
+    """The reader the tray uses: learned, checked against the pip reader."""
+    return DiceReader()
+
+
+def _trays(seed: int, n: int, **options: object) -> list:  # type: ignore[type-arg]
+    rng = np.random.default_rng(seed)
+    return [render_tray(random_scene(rng, **options), rng) for _ in range(n)]  # type: ignore[arg-type]
+
+
+def test_the_default_reader_is_the_learned_one() -> None:
+    assert DiceReader().learned is not None
+    assert "learned" in repr(DiceReader())
+
+
+def _tally(expected: tuple[int, ...], read: tuple[int, ...]) -> tuple[int, int]:
+    """(right, wrong): values read that were there, and values read that were not."""
+    left = list(read)
+    right = 0
+    for value in expected:
+        if value in left:
+            left.remove(value)
+            right += 1
+    return right, len(left)
+
+
+def test_readings_keep_their_contract(reader: LearnedReader) -> None:
+    for tray in _trays(11, 8, n_dice=5, cocked=1):
+        reading = reader.read(tray.frame)
+        for die in reading.dice:
+            assert 0.0 <= die.confidence <= 1.0
+            assert (die.value is not None) == die.ok
+            if die.ok:
+                assert die.confidence >= reader.min_confidence and die.face == str(die.value)
+            else:
+                assert die.reason
+                assert all(c in "123456" for c in die.candidates)
+        xs = [d.box[0] for d in reading.dice]
+        assert xs == sorted(xs)
+
+
+def test_pip_dice_on_rendered_trays(product: DiceReader) -> None:
+    right = wrong = total = 0
+    for tray in _trays(11, 20, n_dice=5):
+        got = _tally(tray.values, product.read(tray.frame).values)
+        right, wrong, total = right + got[0], wrong + got[1], total + len(tray.values)
+    assert right >= RENDERED_RIGHT * total
+    assert wrong <= RENDERED_WRONG * total
+
+
+def test_artwork_faces_are_never_read_as_pips(product: DiceReader) -> None:
+    read_as_pips = total = 0
+    for tray in _trays(12, 12, n_dice=4, designs=[DieDesign.barbarian(), DieDesign.moon_elf()]):
+        reading = product.read(tray.frame)
+        total += len(tray.truth)
+        read_as_pips += sum(d.ok for d in reading.dice)
+    assert total > 30
+    assert read_as_pips <= 0.03 * total
+
+
+def test_cocked_and_cut_dice_are_not_read(product: DiceReader) -> None:
+    trays = _trays(13, 12, n_dice=4, cocked=1, out_of_frame=1)
+    read_wrongly = bad = 0
+    for tray in trays:
+        reading = product.read(tray.frame)
+        for truth in tray.truth:
+            if truth.status is DieStatus.OK:
+                continue
+            bad += 1
+            cx, cy = truth.box[0] + truth.box[2] / 2, truth.box[1] + truth.box[3] / 2
+            for die in reading.dice:
+                dx, dy = die.box[0] + die.box[2] / 2, die.box[1] + die.box[3] / 2
+                if abs(dx - cx) < truth.box[2] and abs(dy - cy) < truth.box[3] and die.ok and die.value != truth.value:
+                    read_wrongly += 1
+    assert bad >= 20
+    # A cocked die is still often read as the face most nearly up (docs/model-card.md): this holds
+    # the line where it stands.
+    assert read_wrongly <= 0.4 * bad
+
+
+def test_an_empty_tray_has_no_dice(reader: LearnedReader) -> None:
+    for tray in _trays(14, 4, n_dice=0):
+        assert reader.read(tray.frame).dice == ()
+    assert reader.read(np.zeros((480, 640, 3), np.uint8)).dice == ()
+    assert reader.read(np.full((32, 32, 3), 255, np.uint8)).dice == ()
+
+
+def test_small_dice_in_a_big_frame_and_big_dice_in_a_small_one(reader: LearnedReader) -> None:
+    rng = np.random.default_rng(15)
+    big = render_tray(random_scene(rng, 6, width=4000, height=3000, die_px=70, tilt_deg=0), rng)
+    right, wrong = _tally(big.values, reader.read(big.frame).values)
+    assert right >= 4 and wrong == 0
+    # one die a fifth of the frame across: too big for the working scale, found by the coarse look
+    close_right = 0
+    for seed in range(6):
+        rng = np.random.default_rng([15, 120, seed])
+        close = render_tray(random_scene(rng, 1, width=640, height=480, die_px=120, tilt_deg=0), rng)
+        close_right += reader.read(close.frame).values == close.values
+    assert close_right >= 5
+
+
+def test_bad_frames_are_refused(reader: LearnedReader) -> None:
+    with pytest.raises(InvalidFrameError):
+        reader.read(np.zeros((480, 640), np.uint8))
+    with pytest.raises(InvalidFrameError):
+        reader.read(np.zeros((480, 640, 3), np.float32))
+
+
+def test_reading_from_several_threads_at_once(reader: LearnedReader) -> None:
+    trays = _trays(16, 4, n_dice=5)
+    expected = [reader.read(t.frame).values for t in trays]
+    results: dict[int, list[tuple[int, ...]]] = {}
+
+    def work(k: int) -> None:
+        results[k] = [reader.read(t.frame).values for t in trays]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == expected for r in results.values())
+
+
+def test_model_folder_problems_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="model.json"):
+        LearnedModel(tmp_path)
+    copy = tmp_path / "copy"
+    shutil.copytree(MODEL_DIR, copy)
+    (copy / "dice-faces.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="dice-faces.onnx"):
+        LearnedModel(copy)
+    (copy / "dice-faces.onnx").unlink()
+    with pytest.raises(ModelError, match="dice-faces.onnx"):
+        LearnedModel(copy)
+    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta["classes"] = ["none", "1"]
+    (copy / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="classes"):
+        LearnedModel(copy)
+    (copy / "model.json").write_text("{")
+    with pytest.raises(ModelError, match="model.json"):
+        LearnedModel(copy)
+
+
+def test_the_shipped_model_is_small_and_documented() -> None:
+    size = sum(p.stat().st_size for p in MODEL_DIR.iterdir())
+    assert size < 3_000_000
+    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    assert {"byler-d6-train", "real-d6"} <= {r["folder"] for r in meta["training"]["real"]}
+    card = Path(__file__).resolve().parents[2] / "docs" / "model-card.md"
+    text = card.read_text()
+    assert "BSD 3-Clause" in text and "Nell Byler" in text and "Matteo Anthony Penlington" in text

@@ -1,0 +1,86 @@
+"""Two readings of one frame made one: the learned reader's and the rule-based pip reader's.
+
+The learned reader finds dice of any colour; the pip reader, where it finds a face, is rarely wrong
+about white dice with dark pips and knows which face of an oblique die is the top. Combined, a die
+is read ``ok`` when the two agree, or when one reads it and the other has nothing to say (or is
+torn between two faces, one of which the pip reader read). Where both read it and disagree, the
+pip reader's count stands when it is the higher (it matched more pips in one layout); otherwise
+the die is ``unreadable`` with both values as the reason (precision first).
+"""
+
+from __future__ import annotations
+
+import math
+
+from vision.types import DieReading, DieStatus, FrameReading
+
+#: Centre distance, in units of the bigger top face, under which two readings are one die.
+SAME_DIE = 0.6
+#: A learned find this close to a face the pip reader read (in units of that face) but not matched
+#: to it is a side face or a pip of that die.
+PART_OF_DIE = 0.8
+
+
+def _centre(die: DieReading) -> tuple[float, float]:
+    x, y, w, h = die.box
+    return x + w / 2, y + h / 2
+
+
+def _side(die: DieReading) -> float:
+    return float(max(die.box[2], die.box[3], 1))
+
+
+def _distance(a: DieReading, b: DieReading) -> float:
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    return math.hypot(ax - bx, ay - by)
+
+
+def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
+    """The combined reading (dice left to right; ``ms`` is the sum of both)."""
+    pairs = sorted(
+        (_distance(l, p), i, j)
+        for i, l in enumerate(learned.dice)
+        for j, p in enumerate(pips.dice)
+        if _distance(l, p) < SAME_DIE * max(_side(l), _side(p))
+    )
+    match: dict[int, int] = {}
+    taken: set[int] = set()
+    for _, i, j in pairs:
+        if i not in match and j not in taken:
+            match[i] = j
+            taken.add(j)
+    dice: list[DieReading] = []
+    for i, l in enumerate(learned.dice):
+        if i in match:
+            dice.append(_one_die(l, pips.dice[match[i]]))
+            continue
+        # A learned find on a face the pip reader read, but not that face: part of that die.
+        if any(p.ok and _distance(l, p) < PART_OF_DIE * _side(p) for p in pips.dice):
+            continue
+        dice.append(l)
+    for j, p in enumerate(pips.dice):
+        if j not in taken and p.ok:
+            dice.append(p)
+    dice.sort(key=lambda d: (d.box[0], d.box[1]))
+    return FrameReading(tuple(dice), learned.ms + pips.ms)
+
+
+def _one_die(learned: DieReading, pips: DieReading) -> DieReading:
+    if learned.ok and pips.ok and learned.value is not None and pips.value is not None:
+        if learned.value == pips.value:
+            return DieReading(learned.value, max(learned.confidence, pips.confidence), pips.box, DieStatus.OK, face=learned.face)
+        if pips.value > learned.value:
+            # The pip reader matched more pips in one face layout than the learned reader saw: its
+            # crop missed part of the face (a big die's pips), while a layout is rarely invented.
+            return pips
+        return DieReading(
+            None, min(learned.confidence, pips.confidence), pips.box, DieStatus.UNREADABLE,
+            reason=f"readings differ: {learned.value} or {pips.value}",
+            candidates=(str(learned.value), str(pips.value)),
+        )  # fmt: skip
+    if pips.ok and str(pips.value) in learned.candidates:
+        # Torn between two faces, the learned reader is settled by the pip reader's layout when it
+        # reads one of them (a face the learned reader took for no pip face stays unread: the pip
+        # reader finds layouts in artwork too).
+        return pips
+    return learned

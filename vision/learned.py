@@ -1,0 +1,386 @@
+"""The learned dice reader: a small detector finds every die, a small face network reads each one.
+
+Both networks ship in the package as ONNX files (``vision/models/``, see ``docs/model-card.md``)
+and run with ONNX Runtime on one thread. PyTorch is needed only to train them
+(:mod:`vision.training`).
+
+How a frame is read:
+
+1. The frame is scaled so that its longer side is :data:`WORK_SIZE` pixels and the detector marks
+   each die's top-face centre and size. Where the dice come out very small at that scale (a 12 MP
+   photo of a whole table) or very big (a close-up), the frame is scaled again so that they measure
+   about :data:`TARGET_DIE_PX` and read a second time, so small and big dice are found alike. A
+   coarse look finds dice too big for the working scale, whose pips would otherwise pass for dice:
+   one the face network reads as a pip face replaces what was found on it.
+2. Each die is cut out of the full-resolution frame as a square :data:`CROP_SIZE` crop
+   (:func:`crop_transform`, :func:`cut_crop`) and the face network says what it is
+   (:data:`CLASSES`): not a die, pips 1-6, a die whose face is not pips, a cocked die, a die cut by
+   the frame. Its softmax is tempered on held-apart photos so that the stated confidence is the
+   fraction of such dice read right.
+3. A die is ``ok`` only when its most likely class is a pip count at :attr:`LearnedReader.min_confidence`
+   or more; otherwise it is ``unreadable`` (with the reason), ``cocked`` or ``occluded``, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import VisionError
+from vision.imageio import Frame, check_frame
+from vision.types import DieReading, DieStatus, FrameReading
+
+#: What the face network tells apart: not a die, pips 1-6, a die whose face is not pips (artwork,
+#: a numeral, or too blurred to read), a cocked die, a die cut by the frame or under a hand.
+CLASSES: tuple[str, ...] = ("none", "1", "2", "3", "4", "5", "6", "other", "cocked", "cut")
+#: The detector sees every frame scaled so that its longer side is this many pixels.
+WORK_SIZE = 320
+#: The detector's output cells are this many working pixels apart.
+STRIDE = 4
+#: Side of the square crop the face network reads, and how much of a die's size around its centre it shows.
+CROP_SIZE = 40
+CROP_CONTEXT = 1.4
+#: Die size (working pixels) a frame is scaled to when its dice come out too small or too big.
+TARGET_DIE_PX = 24.0
+SMALL_DIE_PX = 11.0
+BIG_DIE_PX = 64.0
+#: The scale of the coarse look for dice too big for the working scale, relative to it.
+COARSE = 0.35
+#: The longest side the detector is ever given (a 12 MP frame of tiny dice is read at this size).
+MAX_WORK_SIDE = 1600
+
+#: The files of a model folder.
+DETECTOR_FILE = "dice-detector.onnx"
+FACES_FILE = "dice-faces.onnx"
+METADATA_FILE = "model.json"
+#: Where the shipped model lives.
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+
+F32 = npt.NDArray[np.float32]
+
+
+class ModelError(VisionError, ValueError):
+    """A model folder is missing a file, or a file is not the model it should be; names the file."""
+
+
+def crop_transform(cx: float, cy: float, side: float, angle: float = 0.0) -> npt.NDArray[np.float64]:
+    """The affine map from a frame to the face network's square crop of a die at (cx, cy) of ``side`` px."""
+    span = max(side, 2.0) * CROP_CONTEXT
+    m: Any = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, CROP_SIZE / span)
+    m[0, 2] += CROP_SIZE / 2 - cx
+    m[1, 2] += CROP_SIZE / 2 - cy
+    transform: npt.NDArray[np.float64] = m
+    return transform
+
+
+def cut_crop(image: Frame, transform: npt.NDArray[np.float64]) -> Frame:
+    """The crop, black where it falls outside the frame; a region much bigger than the crop is
+    shrunk by area first, so that a big die's pips are not lost between samples."""
+    scale = math.hypot(float(transform[0, 0]), float(transform[0, 1]))
+    if scale < 0.5:
+        # Cut the die's neighbourhood out, shrink it by area to twice the crop, then warp that.
+        inv = cv2.invertAffineTransform(transform)
+        corners = inv @ np.array([[0, 0, 1], [CROP_SIZE, 0, 1], [0, CROP_SIZE, 1], [CROP_SIZE, CROP_SIZE, 1]], np.float64).T
+        x0, y0 = np.floor(corners.min(axis=1)).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=1)).astype(int)
+        h, w = image.shape[:2]
+        region: Any = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
+        if region.size:
+            region = cv2.copyMakeBorder(
+                region, max(-y0, 0), max(y1 - h, 0), max(-x0, 0), max(x1 - w, 0), cv2.BORDER_CONSTANT, value=(0, 0, 0)
+            )
+            shrink = 2 * scale
+            small = cv2.resize(region, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+            t = transform.copy()
+            t[:, 2] = transform[:, 2] + transform[:, :2] @ np.array([x0, y0], np.float64)
+            t[:, :2] /= shrink
+            crop: Any = cv2.warpAffine(small, t, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+            cropped: Frame = crop
+            return cropped
+    out: Any = cv2.warpAffine(image, transform, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    warped: Frame = out
+    return warped
+
+
+def to_input(image: Frame) -> F32:
+    """BGR uint8 H x W x 3 -> 3 x H x W float32 in 0-1, as both networks take it."""
+    chw: F32 = np.ascontiguousarray(image.transpose(2, 0, 1), dtype=np.float32) / np.float32(255.0)
+    return chw
+
+
+@dataclass(frozen=True)
+class FoundDie:
+    """One die the detector found: top-face centre and whole-die size in frame pixels, and the
+    detector's score (0-1)."""
+
+    cx: float
+    cy: float
+    size: float
+    score: float
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """x, y, w, h of the top face (about four fifths of the whole die seen from above)."""
+        side = self.size * 0.82
+        return (int(round(self.cx - side / 2)), int(round(self.cy - side / 2)), int(round(side)), int(round(side)))
+
+
+class LearnedModel:
+    """The two networks of a model folder and what ``model.json`` says about them.
+
+    :raises ModelError: a file is missing, unreadable or not what ``model.json`` describes.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str] | None = None, *, threads: int = 1) -> None:
+        self.folder = Path(folder) if folder is not None else MODEL_DIR
+        meta_path = self.folder / METADATA_FILE
+        try:
+            self.metadata: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ModelError(f"no {METADATA_FILE} in model folder {str(self.folder)!r}") from None
+        except (OSError, ValueError) as error:
+            raise ModelError(f"cannot read {str(meta_path)!r}: {error}") from None
+        classes = self.metadata.get("classes")
+        if classes != list(CLASSES):
+            raise ModelError(f"{str(meta_path)!r}: classes {classes!r} are not this reader's {list(CLASSES)!r}")
+        self.temperature = float(self.metadata.get("temperature", 1.0))
+        if not 0.05 <= self.temperature <= 20:
+            raise ModelError(f"{str(meta_path)!r}: temperature {self.temperature!r} is out of range")
+        self._detector = self._session(self.folder / DETECTOR_FILE, threads)
+        self._faces = self._session(self.folder / FACES_FILE, threads)
+
+    @staticmethod
+    def _session(path: Path, threads: int) -> Any:
+        import onnxruntime as ort  # imported here: loading the package costs ~100 ms
+
+        if not path.is_file():
+            raise ModelError(f"model file not found: {str(path)!r}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # ORT raises its own exception types for a damaged file
+            raise ModelError(f"not a usable model file: {str(path)!r} ({type(error).__name__})") from None
+
+    def __repr__(self) -> str:
+        return f"LearnedModel({str(self.folder)!r})"
+
+    @property
+    def trained_on(self) -> frozenset[str]:
+        """Names of the real photo folders whose ``train`` split the model learned from."""
+        real = self.metadata.get("training", {}).get("real", [])
+        return frozenset(str(r.get("folder")) for r in real if isinstance(r, dict))
+
+    def detect_raw(self, work: F32) -> F32:
+        """The detector's output (5 x H/4 x W/4) for one working-scale image (3 x H x W, multiples of 32)."""
+        out: F32 = self._detector.run(None, {"image": work[None]})[0][0]
+        return out
+
+    def face_probabilities(self, crops: F32) -> F32:
+        """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
+        logits = self._faces.run(None, {"image": crops})[0].astype(np.float64) / self.temperature
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        probs: F32 = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+        return probs
+
+
+_shared_models: dict[Path, LearnedModel] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_model(folder: str | os.PathLike[str] | None = None) -> LearnedModel:
+    """One loaded model per folder for the whole process (sessions are safe to share across threads)."""
+    key = Path(folder).resolve() if folder is not None else MODEL_DIR
+    with _shared_lock:
+        model = _shared_models.get(key)
+        if model is None:
+            model = _shared_models[key] = LearnedModel(key)
+        return model
+
+
+class LearnedReader:
+    """Finds and reads every die in a frame with the learned model (see the module docstring).
+
+    ``min_score`` is the detector score a die must reach to be looked at; ``min_confidence`` the
+    face network's tempered probability a pip count must reach to be read ``ok``; an unsure pip
+    count whose runner-up is "not a die" at ``drop_unsure`` or more is taken for no die.
+    """
+
+    def __init__(
+        self,
+        model: LearnedModel | None = None,
+        *,
+        min_score: float = 0.3,
+        min_confidence: float = 0.8,
+        drop_unsure: float = 0.2,
+    ) -> None:
+        self.model = model if model is not None else shared_model()
+        self.min_score = min_score
+        self.min_confidence = min_confidence
+        self.drop_unsure = drop_unsure
+
+    def __repr__(self) -> str:
+        return f"LearnedReader({self.model!r}, min_score={self.min_score!r}, min_confidence={self.min_confidence!r})"
+
+    # -- finding ----------------------------------------------------------------------------------
+
+    def find(self, frame: Frame) -> list[FoundDie]:
+        """Every die the detector finds, at the scale that suits the dice in this frame."""
+        return find_dice(frame, self.model.detect_raw, self.min_score)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def read(self, frame: Frame) -> FrameReading:
+        """Reads every die in ``frame`` (BGR uint8), ordered left to right.
+
+        :raises InvalidFrameError: ``frame`` is not an HxWx3 uint8 array.
+        """
+        frame = check_frame(frame)
+        start = time.perf_counter()
+        found = self.find(frame)
+        big = find_big_dice(frame, self.model.detect_raw, self.min_score)
+        everything = found + big
+        dice: list[DieReading] = []
+        if everything:
+            crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in everything])
+            readings = [self._reading(d, p) for d, p in zip(everything, self.model.face_probabilities(crops))]
+            kept = list(zip(found, readings[: len(found)]))
+            big_dice: list[DieReading] = []
+            for b, reading in zip(big, readings[len(found) :]):
+                # A big die read as a pip face is a die, and what was found on it its pips (each
+                # a dark blob: no die, or a one); where a die on it shows another face, the big
+                # find was a group of dice, and where nothing was found on it, it is no die the
+                # working scale missed.
+                if any(_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
+                    continue  # the working scale saw this die whole
+                on = [r for d, r in kept if _on(d, b)]
+                if reading is not None and reading.ok and on and not any(r is not None and r.ok and r.value != 1 for r in on):
+                    kept = [(d, r) for d, r in kept if not _on(d, b)]
+                    big_dice.append(reading)
+            dice = [r for _, r in kept if r is not None] + big_dice
+        dice.sort(key=lambda d: (d.box[0], d.box[1]))
+        return FrameReading(dice=tuple(dice), ms=(time.perf_counter() - start) * 1000.0)
+
+    def _reading(self, die: FoundDie, p: F32) -> DieReading | None:
+        best = int(np.argmax(p))
+        name = CLASSES[best]
+        if name == "none":
+            return None
+        confidence = float(p[best])
+        if name in _PIP_FACES:
+            if confidence >= self.min_confidence:
+                return DieReading(int(name), confidence, die.box, DieStatus.OK, face=name)
+            runner = CLASSES[int(np.argsort(p)[-2])]
+            if runner == "none" and float(p[0]) >= self.drop_unsure:
+                # Torn between a face and no die at all: most such places are not dice (a side
+                # face, a pip of a die found elsewhere, a key), and a phantom die stops the table.
+                return None
+            faces = (name, runner) if runner in _PIP_FACES else (name,)
+            return DieReading(
+                None, confidence, die.box, DieStatus.UNREADABLE,
+                reason=f"unsure: {name} or {runner}", candidates=faces,
+            )  # fmt: skip
+        status = {"other": DieStatus.UNREADABLE, "cocked": DieStatus.COCKED, "cut": DieStatus.OCCLUDED}[name]
+        reason = {"other": "not a pip face", "cocked": "cocked", "cut": "cut by the frame or covered"}[name]
+        return DieReading(None, confidence, die.box, status, reason=reason)
+
+
+_PIP_FACES = frozenset("123456")
+
+
+def find_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) -> list[FoundDie]:
+    """Every die ``detect_raw`` (the detector: working image -> raw output) finds in ``frame``.
+
+    The frame is read at the working scale first; where the dice found there are very small or
+    very big (or a big frame shows none), it is read again at the scale that makes them
+    :data:`TARGET_DIE_PX`, within :data:`MAX_WORK_SIDE`.
+    """
+    h, w = frame.shape[:2]
+    scale = WORK_SIZE / max(h, w)
+    found = decode(detect_raw(work_image(frame, scale)), scale, w, h, min_score)
+    sizes = sorted(d.size * scale for d in found)
+    typical = sizes[len(sizes) // 2] if sizes else None
+    if typical is None and max(h, w) > 2 * WORK_SIZE:
+        # Nothing at the first scale: maybe dice too small for it; look again at a finer one.
+        typical = SMALL_DIE_PX / 2.0
+    if typical is not None and (typical < SMALL_DIE_PX or typical > BIG_DIE_PX):
+        rescale = min(scale * TARGET_DIE_PX / typical, MAX_WORK_SIDE / max(h, w), 1.5)
+        if abs(rescale - scale) / scale > 0.25:
+            found = decode(detect_raw(work_image(frame, rescale)), rescale, w, h, min_score)
+    return found
+
+
+def find_big_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) -> list[FoundDie]:
+    """Dice too big for the working scale, from a coarse look (a tenth of the cost): such a die
+    shows its pips as dice of their own at the working scale."""
+    h, w = frame.shape[:2]
+    coarse = WORK_SIZE / max(h, w) * COARSE
+    found = decode(detect_raw(work_image(frame, coarse)), coarse, w, h, min_score)
+    return [d for d in found if d.size * coarse >= 0.7 * TARGET_DIE_PX]
+
+
+def work_image(frame: Frame, scale: float) -> F32:
+    """``frame`` scaled by ``scale`` and padded with black to multiples of 32, as the detector takes it."""
+    h, w = frame.shape[:2]
+    ww, wh = max(1, int(round(w * scale))), max(1, int(round(h * scale)))
+    source: Any = frame
+    step = int(0.4 / scale) if scale < 0.2 else 1
+    if step > 1:
+        # A 12 MP frame shrunk to a few hundred pixels: averaging every pixel costs more than the
+        # detector; every step-th row and column still leaves 2.5 samples per working pixel.
+        source = frame[::step, ::step]
+    work: Any = cv2.resize(source, (ww, wh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    pw, ph = -(-ww // 32) * 32, -(-wh // 32) * 32
+    if (pw, ph) != (ww, wh):
+        work = cv2.copyMakeBorder(work, 0, ph - wh, 0, pw - ww, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+    return to_input(work)
+
+
+def decode(raw: F32, scale: float, width: int, height: int, min_score: float) -> list[FoundDie]:
+    """The dice in the detector's output for a frame of ``width`` x ``height`` read at ``scale``:
+    each local maximum of the centre map at ``min_score`` or more, strongest first, one per die."""
+    heat = 1.0 / (1.0 + np.exp(-raw[0]))
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_score)
+    found = []
+    for iy, ix in zip(*np.nonzero(peaks)):
+        cx = (ix + float(raw[2, iy, ix])) * STRIDE / scale
+        cy = (iy + float(raw[3, iy, ix])) * STRIDE / scale
+        if not (0 <= cx < width and 0 <= cy < height):
+            continue
+        size = math.exp(float(np.clip(raw[1, iy, ix], 0.5, 6.0))) / scale
+        found.append(FoundDie(cx, cy, size, float(heat[iy, ix])))
+    return _suppress(found)
+
+
+def _on(small: FoundDie, big: FoundDie) -> bool:
+    """Whether ``small`` lies on ``big`` (its centre within ``big``'s outline)."""
+    return small is not big and max(abs(small.cx - big.cx), abs(small.cy - big.cy)) < 0.5 * big.size
+
+
+def _suppress(found: list[FoundDie]) -> list[FoundDie]:
+    """One die, one place: keeps the strongest of peaks closer than half a die (one die seen as two
+    peaks), then drops any die whose centre lies on a die much bigger than itself (a pip of a big
+    die taken for a small die)."""
+    kept: list[FoundDie] = []
+    for d in sorted(found, key=lambda f: -f.score):
+        if all(math.hypot(d.cx - k.cx, d.cy - k.cy) > 0.5 * min(d.size, k.size) for k in kept):
+            kept.append(d)
+    return [
+        d
+        for d in kept
+        if not any(k.size > 1.6 * d.size and max(abs(d.cx - k.cx), abs(d.cy - k.cy)) < 0.5 * k.size for k in kept)
+    ]

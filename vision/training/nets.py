@@ -1,0 +1,91 @@
+"""The two networks of the learned reader (PyTorch; needs the ``train`` extra).
+
+:class:`DiceDetector` finds dice top faces in a frame scaled to the working size: a centre heat map,
+the die's size and the centre's sub-cell offset, at a quarter of the input's resolution.
+:class:`FaceNet` reads one square crop of a found die: which of :data:`vision.learned.CLASSES` it is.
+Both are plain convolutions, batch norm and ReLU, so ONNX Runtime and OpenCV's DNN module run them.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from vision.learned import CLASSES, CROP_SIZE
+
+
+def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+def _sep(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    """Depthwise then pointwise: most of a 3x3 convolution's reach for a fraction of its cost."""
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
+        nn.BatchNorm2d(cin),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cin, cout, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class DiceDetector(nn.Module):
+    """Input: N x 3 x H x W, BGR scaled to 0-1 (H, W multiples of 16). Output: N x 5 x H/4 x W/4:
+    centre logit, log of the die's size in input pixels, and the centre's x, y offset in cells."""
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        w = width
+        self.stem = nn.Sequential(_conv(3, 16, 2), _conv(16, w, 2))  # stride 4
+        self.s4 = _sep(w, w)
+        self.s8 = nn.Sequential(_sep(w, 2 * w, 2), _sep(2 * w, 2 * w))
+        self.s16 = nn.Sequential(_sep(2 * w, 3 * w, 2), _sep(3 * w, 3 * w), _sep(3 * w, 3 * w))
+        self.s32 = nn.Sequential(_sep(3 * w, 4 * w, 2), _sep(4 * w, 4 * w))
+        self.lat16 = nn.Conv2d(4 * w, 3 * w, 1)
+        self.lat8 = nn.Conv2d(3 * w, 2 * w, 1)
+        self.lat4 = nn.Conv2d(2 * w, w, 1)
+        self.head = nn.Sequential(_sep(w, w), nn.Conv2d(w, 5, 1))
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        # Start the centre map at a prior of about one cell in ten, as centre-point detectors do,
+        # so the first steps are not spent unlearning a 0.5 everywhere.
+        last = self.head[-1]
+        assert isinstance(last, nn.Conv2d) and last.bias is not None
+        nn.init.constant_(last.bias, 0.0)
+        with torch.no_grad():
+            last.bias[0] = -2.19
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.s4(self.stem(x))
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        f32 = self.s32(f16)
+        p16 = f16 + self.up(self.lat16(f32))
+        p8 = f8 + self.up(self.lat8(p16))
+        p4 = f4 + self.up(self.lat4(p8))
+        out: torch.Tensor = self.head(p4)
+        return out
+
+
+class FaceNet(nn.Module):
+    """Input: N x 3 x CROP_SIZE x CROP_SIZE crops, BGR 0-1. Output: N x len(CLASSES) logits."""
+
+    def __init__(self, width: int = 32) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            _conv(3, w // 2),
+            _conv(w // 2, w, 2),
+            _conv(w, w),
+            _conv(w, 2 * w, 2),
+            _sep(2 * w, 2 * w),
+            _sep(2 * w, 3 * w, 2),
+            _sep(3 * w, 3 * w),
+            nn.AdaptiveAvgPool2d(1),
+        )
+        self.classify = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(3 * w, len(CLASSES)))
+        self.crop = CROP_SIZE
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.classify(self.features(x))
+        return out

@@ -1,0 +1,364 @@
+"""Training the learned reader's two networks and exporting them to ONNX (needs the ``train`` extra).
+
+:func:`train` runs the whole recipe: the detector on working-scale patches, then the face network
+on crops, each from a weighted mix of sources (rendered training sets and the ``train`` split of
+real labelled folders); fits the face network's temperature on the ``val`` split; exports both to
+ONNX and writes ``model.json`` (:mod:`vision.learned` reads it). Every random choice comes from
+``seed``; a checkpoint is written every ``checkpoint_every`` steps and a run picks up from the last
+one. Held-out (``test``) images are never loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as tf
+
+from vision.learned import (
+    CLASSES,
+    CROP_CONTEXT,
+    CROP_SIZE,
+    DETECTOR_FILE,
+    FACES_FILE,
+    METADATA_FILE,
+    STRIDE,
+    WORK_SIZE,
+    crop_transform,
+    cut_crop,
+    find_dice,
+    to_input,
+)
+from vision.training.data import (
+    TrainFrame,
+    check_classes,
+    detector_sample,
+    face_sample,
+    real_frames,
+    rendered_frames,
+)
+from vision.training.nets import DiceDetector, FaceNet
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RealSource:
+    """A labelled folder of real photos, what its boxes bound (``die`` or ``face``) and its share of
+    the face network's real samples relative to the other folders (the detector draws from each
+    folder alike)."""
+
+    folder: str
+    boxes: str = "die"
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run. ``real_weight`` and ``face_real_weight`` are the shares of the detector's and
+    the face network's samples drawn from real photos (0: rendered only)."""
+
+    out: str
+    rendered: tuple[str, ...] = ()
+    real: tuple[RealSource, ...] = ()
+    seed: int = 0
+    real_weight: float = 0.5
+    face_real_weight: float = 0.5
+    detector_steps: int = 3000
+    detector_batch: int = 24
+    detector_patch: int = 256
+    face_steps: int = 3000
+    face_batch: int = 192
+    negative_share: float = 0.25
+    lr: float = 2e-3
+    threads: int = 2
+    checkpoint_every: int = 250
+    rendered_limit: int | None = None
+    checkpoint_dir: str | None = None  # default: ``out``
+    second_look: bool = True  # see look_again()
+    mine_rendered: int = 1500
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def checkpoints(self) -> Path:
+        return Path(self.checkpoint_dir or self.out)
+
+
+def _pick_sources(
+    cfg: TrainConfig, rendered: list[TrainFrame], real: list[list[TrainFrame]], *, faces: bool
+) -> tuple[list[list[TrainFrame]], list[float]]:
+    real_weight = cfg.face_real_weight if faces else cfg.real_weight
+    pools: list[list[TrainFrame]] = []
+    weights: list[float] = []
+    shares = [(r, s.weight if faces else 1.0) for r, s in zip(real, cfg.real) if r]
+    total_share = sum(w for _, w in shares) or 1.0
+    if rendered:
+        pools.append(rendered)
+        weights.append(1.0 - real_weight if shares else 1.0)
+    for r, share in shares:
+        pools.append(r)
+        weights.append((real_weight if rendered else 1.0) * share / total_share)
+    if not pools:
+        raise ValueError("training needs at least one rendered set or real folder with training images")
+    total = sum(weights)
+    return pools, [w / total for w in weights]
+
+
+def _draw(pools: list[list[TrainFrame]], weights: list[float], rng: np.random.Generator) -> TrainFrame:
+    pool = pools[int(rng.choice(len(pools), p=weights))]
+    return pool[int(rng.integers(len(pool)))]
+
+
+def _focal(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """The centre heat map's penalty-reduced focal loss (peaks count fully, near misses less)."""
+    p = torch.sigmoid(pred).clamp(1e-4, 1 - 1e-4)
+    pos = target.eq(1).float()
+    neg = 1 - pos
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * neg
+    n = pos.sum().clamp(min=1)
+    return (pos_loss.sum() + neg_loss.sum()) / n
+
+
+def _schedule(step: int, steps: int, lr: float) -> float:
+    warm = min(1.0, (step + 1) / 100)
+    return lr * warm * 0.5 * (1 + math.cos(math.pi * step / steps))
+
+
+def _checkpoint(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer, step: int) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "step": step}, tmp)
+    tmp.replace(path)
+
+
+def _resume(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer) -> int:
+    if not path.exists():
+        return 0
+    state = torch.load(path, weights_only=True)
+    net.load_state_dict(state["net"])
+    opt.load_state_dict(state["opt"])
+    return int(state["step"])
+
+
+def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log) -> DiceDetector:
+    torch.manual_seed(cfg.seed)
+    net = DiceDetector()
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    ckpt = cfg.checkpoints / "detector.ckpt"
+    start = _resume(ckpt, net, opt)
+    net.train()
+    begun = time.monotonic()
+    for step in range(start, cfg.detector_steps):
+        rng = np.random.default_rng([cfg.seed, 1, step])
+        samples = [detector_sample(_draw(pools, weights, rng), rng, cfg.detector_patch) for _ in range(cfg.detector_batch)]
+        x = torch.from_numpy(np.stack([s.image for s in samples]))
+        heat = torch.from_numpy(np.stack([s.heat for s in samples]))
+        size = torch.from_numpy(np.stack([s.size for s in samples]))
+        offset = torch.from_numpy(np.stack([s.offset for s in samples]))
+        mask = torch.from_numpy(np.stack([s.mask for s in samples]))
+        known = torch.from_numpy(np.stack([s.size_known for s in samples]))
+        for group in opt.param_groups:
+            group["lr"] = _schedule(step, cfg.detector_steps, cfg.lr)
+        y = net(x)
+        loss_heat = _focal(y[:, 0], heat)
+        n_known = known.sum().clamp(min=1)
+        loss_size = (tf.smooth_l1_loss(y[:, 1], size, reduction="none", beta=0.1) * known).sum() / n_known
+        n_mask = mask.sum().clamp(min=1)
+        loss_off = (tf.l1_loss(y[:, 2:4], offset, reduction="none").sum(1) * mask).sum() / n_mask
+        loss = loss_heat + loss_size + 0.5 * loss_off
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        if step % 50 == 0 or step == cfg.detector_steps - 1:
+            log(
+                f"detector step {step}/{cfg.detector_steps} loss {loss.item():.4f} heat {loss_heat.item():.4f} "
+                f"size {loss_size.item():.4f} offset {loss_off.item():.4f} ({time.monotonic() - begun:.0f} s)"
+            )
+        if (step + 1) % cfg.checkpoint_every == 0:
+            _checkpoint(ckpt, net, opt, step + 1)
+    _checkpoint(ckpt, net, opt, cfg.detector_steps)
+    net.eval()
+    return net
+
+
+def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log) -> FaceNet:
+    torch.manual_seed(cfg.seed + 1)
+    net = FaceNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
+    ckpt = cfg.checkpoints / "faces.ckpt"
+    start = _resume(ckpt, net, opt)
+    net.train()
+    begun = time.monotonic()
+    for step in range(start, cfg.face_steps):
+        rng = np.random.default_rng([cfg.seed, 2, step])
+        crops, labels = [], []
+        for _ in range(cfg.face_batch):
+            crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share))
+            crops.append(crop)
+            labels.append(label)
+        x = torch.from_numpy(np.stack(crops))
+        target = torch.tensor(labels, dtype=torch.long)
+        for group in opt.param_groups:
+            group["lr"] = _schedule(step, cfg.face_steps, cfg.lr)
+        logits = net(x)
+        loss = tf.cross_entropy(logits, target, label_smoothing=0.03)
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        if step % 50 == 0 or step == cfg.face_steps - 1:
+            acc = (logits.argmax(1) == target).float().mean().item()
+            log(f"faces step {step}/{cfg.face_steps} loss {loss.item():.4f} batch accuracy {acc:.3f} ({time.monotonic() - begun:.0f} s)")
+        if (step + 1) % cfg.checkpoint_every == 0:
+            _checkpoint(ckpt, net, opt, step + 1)
+    _checkpoint(ckpt, net, opt, cfg.face_steps)
+    net.eval()
+    return net
+
+
+def look_again(detector: DiceDetector, frames: Sequence[TrainFrame], far: float = 0.6) -> list[TrainFrame]:
+    """``frames`` as the trained detector sees them: each labelled die gets the size the detector
+    gives it (so the face network learns from crops cut as the reader will cut them), and the
+    places the detector finds a die where none is labelled (further than ``far`` of a die's size
+    from every labelled centre: the screws of a tray stand, a key, a coin) become negatives."""
+
+    def detect_raw(work: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            out: np.ndarray = detector(torch.from_numpy(work)[None])[0].numpy()
+        return out
+
+    seen: list[TrainFrame] = []
+    for frame in frames:
+        found = find_dice(frame.image, detect_raw, 0.25)
+        dice = []
+        for d in frame.dice:
+            reach = far * (d.size or frame.typical_size)
+            near = [f for f in found if math.hypot(f.cx - d.cx, f.cy - d.cy) < reach]
+            if near:
+                best = min(near, key=lambda f: math.hypot(f.cx - d.cx, f.cy - d.cy))
+                d = replace(d, size=best.size)
+            dice.append(d)
+        negatives = tuple(
+            (f.cx, f.cy, f.size)
+            for f in found
+            if all(math.hypot(f.cx - d.cx, f.cy - d.cy) > far * (d.size or frame.typical_size) for d in frame.dice)
+        )
+        sizes = sorted(d.size for d in dice if d.size)
+        typical = sizes[len(sizes) // 2] if sizes else frame.typical_size
+        seen.append(replace(frame, dice=tuple(dice), negatives=negatives, typical_size=typical))
+    return seen
+
+
+def fit_temperature(net: FaceNet, frames: Sequence[TrainFrame]) -> float:
+    """The temperature that makes the face network's softmax honest on ``frames`` (the val split):
+    crops cut where the labels put each die, as the reader would, no augmentation."""
+    crops, labels = [], []
+    for f in frames:
+        for d in f.dice:
+            side = d.size if d.size else f.typical_size
+            crops.append(to_input(cut_crop(f.image, crop_transform(d.cx, d.cy, side))))
+            labels.append(d.label)
+    if not crops:
+        return 1.0
+    with torch.no_grad():
+        logits = net(torch.from_numpy(np.stack(crops)))
+    target = torch.tensor(labels, dtype=torch.long)
+    best, best_nll = 1.0, float("inf")
+    for t in np.arange(0.5, 3.01, 0.05):
+        nll = tf.cross_entropy(logits / float(t), target).item()
+        if nll < best_nll:
+            best, best_nll = float(t), nll
+    return round(best, 3)
+
+
+def export_onnx(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
+    """Exports ``net`` with free batch, height and width (opset 17, constant-folded)."""
+    with warnings.catch_warnings():
+        # The TorchScript exporter warns that it is deprecated; it needs no onnxscript and writes
+        # plain graphs with free input sizes, which is all these networks need.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _export(net, example, path)
+
+
+def _export(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
+    torch.onnx.export(
+        net,
+        (example,),
+        str(path),
+        dynamo=False,
+        input_names=["image"],
+        output_names=["out"],
+        dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "out": {0: "n"}},
+        opset_version=17,
+        do_constant_folding=True,
+    )
+
+
+def train(cfg: TrainConfig, log: Log = print) -> Path:
+    """Runs the whole recipe; returns the folder holding the two ONNX files and ``model.json``."""
+    torch.set_num_threads(cfg.threads)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg.checkpoints.mkdir(parents=True, exist_ok=True)
+    begun = time.monotonic()
+    rendered: list[TrainFrame] = []
+    for folder in cfg.rendered:
+        rendered += rendered_frames(folder, cfg.rendered_limit)
+    real_train = [real_frames(s.folder, "train", s.boxes) for s in cfg.real]
+    real_val = [real_frames(s.folder, "val", s.boxes) for s in cfg.real]
+    log(f"rendered frames {len(rendered)}, real training frames {[len(r) for r in real_train]}, val {[len(v) for v in real_val]}")
+    log(f"rendered dice by class {check_classes(rendered)}")
+    pools, weights = _pick_sources(cfg, rendered, real_train, faces=False)
+    detector = train_detector(cfg, pools, weights, log)
+    if cfg.second_look:
+        begun_mining = time.monotonic()
+        real_train = [look_again(detector, r) for r in real_train]
+        real_val = [look_again(detector, r) for r in real_val]
+        mined_rendered = [replace(f, negatives=g.negatives) for f, g in zip(rendered, look_again(detector, rendered[: cfg.mine_rendered]))]
+        rendered = mined_rendered + rendered[cfg.mine_rendered :]
+        found = sum(len(f.negatives) for r in [*real_train, rendered] for f in r)
+        log(f"{found} places the detector takes for dice in the training frames ({time.monotonic() - begun_mining:.0f} s)")
+    pools, weights = _pick_sources(cfg, rendered, real_train, faces=True)
+    faces = train_faces(cfg, pools, weights, log)
+    val_frames = [f for v in real_val for f in v]
+    temperature = fit_temperature(faces, val_frames) if val_frames else 1.0
+    log(f"face temperature {temperature} (fitted on {sum(len(f.dice) for f in val_frames)} val dice)")
+    export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
+    export_onnx(faces, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), out / FACES_FILE)
+    metadata = {
+        "classes": list(CLASSES),
+        "work_size": WORK_SIZE,
+        "stride": STRIDE,
+        "crop_size": CROP_SIZE,
+        "crop_context": CROP_CONTEXT,
+        "temperature": temperature,
+        "training": {
+            "seed": cfg.seed,
+            "rendered_frames": len(rendered),
+            "real": [
+                {"folder": Path(s.folder).name, "boxes": s.boxes, "weight": s.weight, "train_images": len(r)}
+                for s, r in zip(cfg.real, real_train)
+            ],
+            "real_weight": cfg.real_weight if real_train else 0.0,
+            "face_real_weight": cfg.face_real_weight if real_train else 0.0,
+            "detector_steps": cfg.detector_steps,
+            "detector_batch": cfg.detector_batch,
+            "detector_patch": cfg.detector_patch,
+            "face_steps": cfg.face_steps,
+            "face_batch": cfg.face_batch,
+            "negative_share": cfg.negative_share,
+            "lr": cfg.lr,
+            "minutes": round((time.monotonic() - begun) / 60, 1),
+            **cfg.notes,
+        },
+    }
+    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {out / DETECTOR_FILE}, {out / FACES_FILE}, {out / METADATA_FILE} in {(time.monotonic() - begun) / 60:.1f} min")
+    return out
