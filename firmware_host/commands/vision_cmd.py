@@ -21,6 +21,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     read.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
     read.add_argument("--profile", metavar="NAME", help="a calibrated die profile (saved name or path)")
     read.add_argument("--hero", metavar="HERO", help="give each die the symbol it shows for this hero")
+    read.add_argument("--model", metavar="DIR", type=Path, help="a learned model folder other than the shipped one")
     read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     read.add_argument("--annotate", metavar="DIR", type=Path, help="write a debug image per input into DIR")
     read.set_defaults(handler=run_read)
@@ -33,15 +34,27 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     evaluate.add_argument("dataset", metavar="DATASET", type=Path, help="folder with images and labels.json")
     evaluate.add_argument("--profile", metavar="NAME", help="a calibrated die profile (saved name or path)")
     evaluate.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    evaluate.add_argument("--model", metavar="DIR", type=Path, help="a learned model folder other than the shipped one")
+    evaluate.add_argument(
+        "--split",
+        choices=("held-out", "val", "train", "all"),
+        help="which images to read; a folder the model was trained on defaults to its held-out split, any other to all",
+    )
     evaluate.set_defaults(handler=run_eval)
 
 
-def make_reader(profile: str | None) -> Any:
-    """The reader for ``--profile`` (``None``: plain pip dice)."""
+def make_reader(profile: str | None, model: Path | None = None) -> Any:
+    """The reader for ``--profile`` (``None``: plain pip dice, with the learned ``model`` folder if given)."""
     from vision.reader import DiceReader
 
     if profile is None:
-        return DiceReader()
+        if model is None:
+            return DiceReader()
+        from vision.learned import LearnedModel, LearnedReader
+
+        return DiceReader(learned=LearnedReader(LearnedModel(model)))
+    if model is not None:
+        raise UsageError("--model and --profile cannot be used together: a profile brings its own reader")
     from calibration.profiles import load_profile
     from calibration.tray import saved_tray_hint
 
@@ -63,7 +76,7 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.annotate import annotate
     from vision.imageio import load_image
 
-    reader = make_reader(args.profile)
+    reader = make_reader(args.profile, args.model)
     hero = None
     if args.hero is not None:
         from firmware_host.heroes import find_hero
@@ -111,12 +124,33 @@ def _write_annotated(path: Path, image: Any) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     from vision.dataset import load_dataset
     from vision.evaluate import evaluate
+    from vision.splits import HELD_OUT, subset
 
     dataset = load_dataset(args.dataset)
-    reader = make_reader(args.profile)
+    reader = make_reader(args.profile, args.model)
+    trained_on = _trained_on(reader)
+    known = dataset.folder.resolve().name in trained_on
+    split = args.split or ("held-out" if known else "all")
+    if split != "all":
+        dataset = subset(dataset, HELD_OUT if split == "held-out" else split)
+        if not dataset.images:
+            raise UsageError(f"{str(args.dataset)!r}: no images in the {split} split")
+    if split == "held-out":
+        heading = f"held-out split: {len(dataset.images)} images the model never saw in training or tuning"
+    elif split == "all":
+        heading = f"all {len(dataset.images)} images" + (" (the model was trained on this folder's train split)" if known else "")
+    else:
+        heading = f"{split} split: {len(dataset.images)} images" + (" (seen in training)" if split == "train" and known else "")
     report = evaluate(dataset, reader.read, progress=sys.stderr)
     if args.json:
-        print(json.dumps({"dataset": str(args.dataset), **report.to_json()}))
+        print(json.dumps({"dataset": str(args.dataset), "split": split, **report.to_json()}))
     else:
+        print(heading)
         print(report.summary())
     return 0
+
+
+def _trained_on(reader: Any) -> frozenset[str]:
+    """The real photo folders the reader's learned model was trained on (none for a profile's reader)."""
+    learned = getattr(reader, "learned", None)
+    return learned.model.trained_on if learned is not None else frozenset()
