@@ -148,15 +148,42 @@ def _resume(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer) -> int
     return int(state["step"])
 
 
+def _fit(
+    name: str,
+    net: torch.nn.Module,
+    opt: torch.optim.Optimizer,
+    steps: int,
+    cfg: TrainConfig,
+    step_loss: Callable[[int], tuple[torch.Tensor, str]],
+    log: Log,
+) -> None:
+    """Runs ``steps`` optimiser steps of ``step_loss(step)`` (the loss and a few words for the log)
+    on the warmed-up cosine schedule, from the last checkpoint of ``name`` on, checkpointing as it goes."""
+    ckpt = cfg.checkpoints / f"{name}.ckpt"
+    start = _resume(ckpt, net, opt)
+    net.train()
+    begun = time.monotonic()
+    for step in range(start, steps):
+        for group in opt.param_groups:
+            group["lr"] = _schedule(step, steps, cfg.lr)
+        loss, detail = step_loss(step)
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        if step % 50 == 0 or step == steps - 1:
+            log(f"{name} step {step}/{steps} loss {loss.item():.4f} {detail} ({time.monotonic() - begun:.0f} s)")
+        if (step + 1) % cfg.checkpoint_every == 0:
+            _checkpoint(ckpt, net, opt, step + 1)
+    _checkpoint(ckpt, net, opt, steps)
+    net.eval()
+
+
 def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log) -> DiceDetector:
     torch.manual_seed(cfg.seed)
     net = DiceDetector()
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    ckpt = cfg.checkpoints / "detector.ckpt"
-    start = _resume(ckpt, net, opt)
-    net.train()
-    begun = time.monotonic()
-    for step in range(start, cfg.detector_steps):
+
+    def step_loss(step: int) -> tuple[torch.Tensor, str]:
         rng = np.random.default_rng([cfg.seed, 1, step])
         samples = [detector_sample(_draw(pools, weights, rng), rng, cfg.detector_patch) for _ in range(cfg.detector_batch)]
         x = torch.from_numpy(np.stack([s.image for s in samples]))
@@ -165,8 +192,6 @@ def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: lis
         offset = torch.from_numpy(np.stack([s.offset for s in samples]))
         mask = torch.from_numpy(np.stack([s.mask for s in samples]))
         known = torch.from_numpy(np.stack([s.size_known for s in samples]))
-        for group in opt.param_groups:
-            group["lr"] = _schedule(step, cfg.detector_steps, cfg.lr)
         y = net(x)
         loss_heat = _focal(y[:, 0], heat)
         n_known = known.sum().clamp(min=1)
@@ -174,18 +199,9 @@ def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: lis
         n_mask = mask.sum().clamp(min=1)
         loss_off = (tf.l1_loss(y[:, 2:4], offset, reduction="none").sum(1) * mask).sum() / n_mask
         loss = loss_heat + loss_size + 0.5 * loss_off
-        opt.zero_grad()
-        loss.backward()  # type: ignore[no-untyped-call]
-        opt.step()
-        if step % 50 == 0 or step == cfg.detector_steps - 1:
-            log(
-                f"detector step {step}/{cfg.detector_steps} loss {loss.item():.4f} heat {loss_heat.item():.4f} "
-                f"size {loss_size.item():.4f} offset {loss_off.item():.4f} ({time.monotonic() - begun:.0f} s)"
-            )
-        if (step + 1) % cfg.checkpoint_every == 0:
-            _checkpoint(ckpt, net, opt, step + 1)
-    _checkpoint(ckpt, net, opt, cfg.detector_steps)
-    net.eval()
+        return loss, f"heat {loss_heat.item():.4f} size {loss_size.item():.4f} offset {loss_off.item():.4f}"
+
+    _fit("detector", net, opt, cfg.detector_steps, cfg, step_loss, log)
     return net
 
 
@@ -193,33 +209,20 @@ def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[f
     torch.manual_seed(cfg.seed + 1)
     net = FaceNet()
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
-    ckpt = cfg.checkpoints / "faces.ckpt"
-    start = _resume(ckpt, net, opt)
-    net.train()
-    begun = time.monotonic()
-    for step in range(start, cfg.face_steps):
+
+    def step_loss(step: int) -> tuple[torch.Tensor, str]:
         rng = np.random.default_rng([cfg.seed, 2, step])
         crops, labels = [], []
         for _ in range(cfg.face_batch):
             crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share))
             crops.append(crop)
             labels.append(label)
-        x = torch.from_numpy(np.stack(crops))
         target = torch.tensor(labels, dtype=torch.long)
-        for group in opt.param_groups:
-            group["lr"] = _schedule(step, cfg.face_steps, cfg.lr)
-        logits = net(x)
+        logits = net(torch.from_numpy(np.stack(crops)))
         loss = tf.cross_entropy(logits, target, label_smoothing=0.03)
-        opt.zero_grad()
-        loss.backward()  # type: ignore[no-untyped-call]
-        opt.step()
-        if step % 50 == 0 or step == cfg.face_steps - 1:
-            acc = (logits.argmax(1) == target).float().mean().item()
-            log(f"faces step {step}/{cfg.face_steps} loss {loss.item():.4f} batch accuracy {acc:.3f} ({time.monotonic() - begun:.0f} s)")
-        if (step + 1) % cfg.checkpoint_every == 0:
-            _checkpoint(ckpt, net, opt, step + 1)
-    _checkpoint(ckpt, net, opt, cfg.face_steps)
-    net.eval()
+        return loss, f"batch accuracy {(logits.argmax(1) == target).float().mean().item():.3f}"
+
+    _fit("faces", net, opt, cfg.face_steps, cfg, step_loss, log)
     return net
 
 
