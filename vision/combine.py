@@ -37,12 +37,8 @@ def _distance(a: DieReading, b: DieReading) -> float:
 
 def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
     """The combined reading (dice left to right; ``ms`` is the sum of both)."""
-    pairs = sorted(
-        (_distance(l, p), i, j)
-        for i, l in enumerate(learned.dice)
-        for j, p in enumerate(pips.dice)
-        if _distance(l, p) < SAME_DIE * max(_side(l), _side(p))
-    )
+    near = ((_distance(l, p), i, j, SAME_DIE * max(_side(l), _side(p))) for i, l in enumerate(learned.dice) for j, p in enumerate(pips.dice))
+    pairs = sorted((d, i, j) for d, i, j, reach in near if d < reach)
     match: dict[int, int] = {}
     taken: set[int] = set()
     for _, i, j in pairs:

@@ -203,7 +203,8 @@ _shared_lock = threading.Lock()
 
 
 def shared_model(folder: str | os.PathLike[str] | None = None) -> LearnedModel:
-    """One loaded model per folder for the whole process (sessions are safe to share across threads)."""
+    """One loaded model per folder for the whole process (ONNX Runtime's inference objects are safe
+    to share across threads)."""
     key = Path(folder).resolve() if folder is not None else MODEL_DIR
     with _shared_lock:
         model = _shared_models.get(key)

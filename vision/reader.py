@@ -60,15 +60,15 @@ class DiceReader:
 
         :raises InvalidFrameError: ``frame`` is not an HxWx3 uint8 array.
         """
+        frame = check_frame(frame)
         if self.learned is not None:
             learned = self.learned.read(frame)
             if not self.pip_check:
                 return learned
-            return combine(learned, self._read_pips(check_frame(frame)))
-        return self._read_pips(check_frame(frame))
+            return combine(learned, self._read_pips(frame))
+        return self._read_pips(frame)
 
     def _read_pips(self, frame: Frame) -> FrameReading:
-        frame = check_frame(frame)
         start = time.perf_counter()
         dice = [self._reading(c, self.classifier.classify(c)) for c in self.detector.find(frame)]
         dice.sort(key=lambda d: (d.box[0], d.box[1]))

@@ -165,6 +165,11 @@ def training_scene(rng: np.random.Generator, width: int = 640, height: int = 480
     return random_scene(rng, 1, width=width, height=height)
 
 
+def _gains(rng: np.random.Generator) -> tuple[float, float, float]:
+    b, g, r = (float(v) for v in rng.uniform(0.75, 1.25, 3))
+    return (b, g, r)
+
+
 @dataclass(frozen=True)
 class FrameFinish:
     """What the camera adds after the scene: barrel (k > 0) or pincushion distortion, a shake blur
@@ -182,7 +187,7 @@ class FrameFinish:
             distortion=float(rng.uniform(-0.12, 0.2)) if rng.random() < 0.4 else 0.0,
             shake_px=float(rng.uniform(1, 4)) if rng.random() < 0.12 else 0.0,
             shake_deg=float(rng.uniform(0, 180)),
-            gains=tuple(float(g) for g in rng.uniform(0.75, 1.25, 3)) if rng.random() < 0.5 else (1.0, 1.0, 1.0),  # type: ignore[arg-type]
+            gains=_gains(rng) if rng.random() < 0.5 else (1.0, 1.0, 1.0),
             gamma=float(rng.uniform(0.7, 1.4)),
         )
 
