@@ -29,6 +29,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
+from rules.dicethrone.abilities import Ability
 from rules.dicethrone.cards import CardEffect, CardEffectKind
 from rules.dicethrone.damage import DamageTotal, DamageType, Portion, check_damage_change, final_damage_total
 from rules.dice import Roll, whole_number
@@ -494,6 +495,7 @@ class Game:
         if self.selected is not None:
             self._check_bonus_rolled()
             self._check_status_rolled()
+            self._activation_step()
         if self.selected is None or not self.needs_target and self.target is None:
             self._finish_roll_phase()
         elif self.mode is GameMode.ONE_VS_ONE:
@@ -502,6 +504,7 @@ class Game:
             self._enter(Phase.TARGETING_ROLL)
 
     def _after_targeting(self) -> None:
+        self._targeted_step()
         if self.defense_allowed:
             self._enter(Phase.DEFENSIVE_ROLL)
             assert self.defender is not None
@@ -563,6 +566,8 @@ class Game:
         self.offensive_attempt_limit = OFFENSIVE_ROLL_ATTEMPTS
         self.status_rolled = False
         """The die of a status that acts after activation (Blinded) is rolled."""
+        self.steps_resolved: list[str] = []
+        """The roll phase's resolution steps already applied ("activation", "targeted", "defense")."""
 
     # -- offensive roll phase ---------------------------------------------------------------
     @_action
@@ -769,6 +774,8 @@ class Game:
         self.defense_roll = roll
         self.defense_attempts_left -= 1
         self._note(f"{self.defender.name} defends with {ability.name}: {roll.notation()} -> {effect.describe()}")
+        if self.defense_attempts_left == 0:
+            self._defense_step()
         return effect
 
     # -- modifiers and resolution -----------------------------------------------------------
@@ -831,18 +838,102 @@ class Game:
             raise IllegalActionError("roll the defense first (Defensive Roll Phase)")
         return self._apply_exchange()
 
-    def _apply_exchange(self) -> Exchange:
-        attacker = self.active_player
-        hero = attacker.hero
-        offense = Effect()
-        defense = Effect()
-        total: DamageTotal | None = None
-        ability = None if self.selected is None else hero.ability(self.selected.ability)
-        if ability is not None and self.offensive_roll is not None:
-            offense = resolve_offense(hero, ability, self.offensive_roll, self.bonus_roll, cp=attacker.cp)
+    # The roll phase resolves in the book's steps (Turn Breakdown 4.4, 6.1, 6.4, 6.6): what needs no
+    # target at activation, what the target suffers besides damage before the defense roll, the
+    # defender's own effects after it, and damage, prevention and healing together at the end. The
+    # statuses and CP a step gives can be spent in the breaks between them ("Then").
+
+    def _ability(self) -> Ability | None:
+        if self.selected is None or self.offensive_roll is None:
+            return None
+        return self.active_player.hero.ability(self.selected.ability)
+
+    def _offense(self) -> Effect:
+        """What the activated ability does; damage that is a share of CP counts the CP held now."""
+        ability = self._ability()
+        if ability is None:
+            return Effect()
+        assert self.offensive_roll is not None
+        hero = self.active_player.hero
+        effect = resolve_offense(hero, ability, self.offensive_roll, self.bonus_roll)
+        if ability.cp_damage is not None:
+            effect = effect + Effect(damage=cp_damage(ability, Effect(), self.active_player.cp))
+        return effect
+
+    def _defense(self) -> Effect:
         defender = self.defender
-        if defender is not None and self.defense is not None and self.defense_roll is not None:
-            defense = resolve_defense(defender.hero, defender.hero.ability(self.defense), self.defense_roll)
+        if defender is None or self.defense is None or self.defense_roll is None:
+            return Effect()
+        return resolve_defense(defender.hero, defender.hero.ability(self.defense), self.defense_roll)
+
+    def _step(self, name: str) -> bool:
+        """Marks a resolution step done; False when it already was."""
+        if name in self.steps_resolved:
+            return False
+        self.steps_resolved.append(name)
+        return True
+
+    def _activation_step(self) -> None:
+        """Turn Breakdown 4.4: the effects that need no target (gain a status, gain CP, draw)."""
+        if self._ability() is None or not self._step("activation"):
+            return
+        attacker = self.active_player
+        offense = resolve_offense(attacker.hero, self._ability_checked(), self._roll_checked(), self.bonus_roll)
+        if not offense.steal and offense.cp:
+            attacker.cp = _clamp_cp(attacker.cp + offense.cp)
+            self._note(f"{attacker.name} gains {offense.cp} CP")
+        attacker.hand += offense.draw
+        self._apply_statuses(offense, attacker, None, steps=("self",))
+
+    def _targeted_step(self) -> None:
+        """Defensive Roll Phase step 1: what the target suffers besides damage (inflicted
+        statuses, CP stolen or lost, cards discarded), before the defender rolls."""
+        defender = self.defender
+        if self._ability() is None or defender is None or not self._step("targeted"):
+            return
+        attacker = self.active_player
+        offense = resolve_offense(attacker.hero, self._ability_checked(), self._roll_checked(), self.bonus_roll)
+        if offense.steal:
+            # "Steal as much as they have": what the thief gains is what the opponent loses.
+            gained = min(defender.cp, offense.cp)
+            defender.cp -= gained
+            attacker.cp = _clamp_cp(attacker.cp + gained)
+        if offense.opponent_cp < 0:
+            defender.cp -= min(defender.cp, -offense.opponent_cp)
+        elif offense.opponent_cp > 0:
+            defender.cp = _clamp_cp(defender.cp + offense.opponent_cp)
+        defender.hand -= min(defender.hand, offense.opponent_discard)
+        self._apply_statuses(offense, attacker, defender, steps=("targeted",))
+
+    def _defense_step(self) -> None:
+        """Defensive Roll Phase step 4: the defender's effects besides damage, prevention and healing."""
+        defender = self.defender
+        if defender is None or self.defense_roll is None or not self._step("defense"):
+            return
+        defense = self._defense()
+        defender.cp = _clamp_cp(defender.cp + defense.cp)
+        defender.hand += defense.draw
+        self._apply_statuses(defense, defender, self.active_player, steps=("self", "targeted"))
+
+    def _ability_checked(self) -> Ability:
+        ability = self._ability()
+        assert ability is not None
+        return ability
+
+    def _roll_checked(self) -> Roll:
+        assert self.offensive_roll is not None
+        return self.offensive_roll
+
+    def _apply_exchange(self) -> Exchange:
+        self._activation_step()
+        self._targeted_step()
+        self._defense_step()
+        attacker = self.active_player
+        ability = self._ability()
+        offense = self._offense()
+        defense = self._defense()
+        defender = self.defender
+        total: DamageTotal | None = None
         changes = {team: 0 for team in self.team_health}
         heal = {team: 0 for team in self.team_health}
         collateral = offense.collateral
@@ -874,28 +965,14 @@ class Game:
         receivers = [defender] if defender is not None else (self.opponents() if collateral else [])
         for receiver in receivers:
             changes[receiver.team] -= collateral
-        gained = offense.cp
         if defender is not None:
-            defender.cp = _clamp_cp(defender.cp + defense.cp)
-            if offense.steal:
-                # "Steal as much as they have": what the thief gains is what the opponent loses.
-                gained = min(defender.cp, offense.cp)
-                defender.cp -= gained
-            elif offense.opponent_cp < 0:
-                defender.cp -= min(defender.cp, -offense.opponent_cp)
-            else:
-                defender.cp = _clamp_cp(defender.cp + offense.opponent_cp)
             heal[defender.team] += defense.heal
-            defender.hand += defense.draw
-            defender.hand -= min(defender.hand, offense.opponent_discard)
         changes[attacker.team] -= defense.counter
         if defender is not None and defender.index in self.counter_half:
             changes[attacker.team] -= -(-attack_taken // 2)
         if attack_taken > 0:
             changes[attacker.team] -= offense.self_damage
         heal[attacker.team] += offense.heal
-        attacker.cp = _clamp_cp(attacker.cp + gained)
-        attacker.hand += offense.draw
         cap = self.starting_health + HEAL_ABOVE_START
         for team in self.team_health:
             health = self.team_health[team] + changes[team]
@@ -914,18 +991,22 @@ class Game:
             health_after=tuple(self.team_health[t] for t in sorted(self.team_health)),
         )
         self.exchange = exchange
-        self._apply_statuses(offense, attacker, defender, acting_is_attacker=True)
+        # "Or" phrases apply as chosen, at the end if no earlier step took them.
+        self._apply_statuses(offense, attacker, defender, steps=("choice",))
         if defender is not None:
-            self._apply_statuses(defense, defender, attacker, acting_is_attacker=False)
+            self._apply_statuses(defense, defender, attacker, steps=("choice",))
         self._note(f"health: {', '.join(f'{p.name} {self.health(p)}' for p in self.players)}")
         self._check_outcome()
         return exchange
 
     # -- status effects ---------------------------------------------------------------------
-    def _apply_statuses(self, effect: Effect, actor: Player, other: Player | None, *, acting_is_attacker: bool) -> None:
-        """Gains, inflictions and removals an effect's phrases name; an "Or" phrase applies the
-        option chosen with :meth:`choose` (unchosen, it is left to the table)."""
+    def _apply_statuses(self, effect: Effect, actor: Player, other: Player | None, *, steps: tuple[str, ...]) -> None:
+        """Gains, inflictions and removals an effect's phrases name, those of the resolution
+        ``steps`` given (:func:`_phrase_step`); an "Or" phrase applies the option chosen with
+        :meth:`choose` (unchosen, it is left to the table)."""
         for phrase in effect.statuses:
+            if _phrase_step(phrase) not in steps:
+                continue
             options = choice_options(phrase)
             if options:
                 if phrase not in self.choices:
@@ -1157,6 +1238,15 @@ class Game:
         return {p: o for p, o in found.items() if p not in self.choices}
 
     def _check_outcome(self) -> None:
+        for player in self.players:
+            # A status that saves its holder from defeat (Blessing of Divinity) acts first.
+            if self.team_health[player.team] > 0:
+                continue
+            saver = next((n for n in player.statuses if find_status(n).defeat_health > 0), None)
+            if saver is not None:
+                self._remove_status(player, saver, 1, why="would be defeated")
+                self.team_health[player.team] = find_status(saver).defeat_health
+                self._note(f"{player.name} is not defeated ({saver}): health {self.team_health[player.team]}")
         alive = {team for team, health in self.team_health.items() if health > 0}
         if len(alive) == 1:
             self.outcome = Outcome(winner=alive.pop())
@@ -1660,3 +1750,16 @@ def _card_kind(word: str) -> CardKind:
 
 def _clamp_cp(cp: int) -> int:
     return max(0, min(MAX_CP, cp))
+
+
+def _phrase_step(phrase: str) -> str:
+    """When a status phrase resolves: ``choice`` (an "Or" the table chooses), ``self`` (gains and
+    removals on the acting player: no target needed) or ``targeted`` (inflicted on the other)."""
+    if choice_options(phrase):
+        return "choice"
+    if _STACK_RAISE.fullmatch(phrase) is not None:
+        return "self"
+    change = parse_status_phrase(phrase)
+    if change is None or change.verb in ("gain", "remove-negative"):
+        return "self"
+    return "targeted"

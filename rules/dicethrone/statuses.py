@@ -80,6 +80,8 @@ class Status:
     """``skip`` (the holder's next Income Phase); removed after."""
     setup: int = 0
     """Tokens the hero starts the game with (Additional Setup)."""
+    defeat_health: int = 0
+    """When the holder would be defeated, one token is removed and health is set to this (0: no such effect)."""
     fails_on: tuple[int, ...] = ()
     """After the holder activates an ability they roll 1 die: on these faces it has no effect (Blinded)."""
     text: str = ""
@@ -164,7 +166,7 @@ def _load(path: Path) -> tuple[Status, ...]:
     return tuple(status_from_table(table, f"{path.name}: statuses[{i}]") for i, table in enumerate(tables))
 
 
-_INT_KEYS = ("stack_limit", "amount", "needs_damage", "upkeep_damage", "damage_taken", "setup")
+_INT_KEYS = ("stack_limit", "amount", "needs_damage", "upkeep_damage", "damage_taken", "setup", "defeat_health")
 _BOOL_KEYS = ("positive", "persistent", "unique", "per_stack")
 _TEXT_KEYS = ("name", "hero", "text", "unknown", "source", "on_offensive_roll", "on_income")
 

@@ -175,3 +175,38 @@ def test_reckless_costs_nothing_when_all_its_damage_is_prevented():
 def test_treant_is_marked_partial_and_says_why():
     treant = load_hero("treant")
     assert treant.partial and "Rooted" in treant.notes
+
+
+# The roll phase resolves in the book's steps (Turn Breakdown 4.4, 6.1, 6.4-6.6), with breaks between.
+def test_a_status_inflicted_by_an_attack_lands_before_its_damage():
+    # Defensive Roll Phase step 1 inflicts Targeted; damage lands at step 6 with its +2.
+    game = attack(["moon-elf", "paladin"], "1 2 3 6 6", "Covert Fire")
+    game.advance()
+    assert game.phase is Phase.DEFENSIVE_ROLL and game.players[1].statuses == {"Targeted": 1}
+    game.record_defensive_roll("1 1 1")
+    assert game.resolve().damage.total == 6
+
+
+def test_cp_gained_at_activation_can_be_spent_before_the_damage_that_counts_it():
+    # Kidney Shot: "gain 4 CP, then dmg = your CP"; a card played in the break costs CP first.
+    game = attack(["shadow-thief", "paladin"], "1 2 3 4 5", "Kidney Shot")
+    game.players[0].cp = 2
+    game.advance()
+    assert game.players[0].cp == 6  # gained at activation (4.4), before the defender rolls
+    game.play_card(2, kind=CardKind.ROLL)
+    game.record_defensive_roll("1 1 1")
+    assert game.resolve().damage.incoming == 4
+
+
+def test_a_defender_spends_what_its_defense_roll_gained_before_the_damage():
+    # Meditation's Chi comes at step 4; step 5 is the last chance to spend it.
+    game = to_phase(Game.new(["barbarian", "monk"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("1 1 1 4 5")
+    activation = game.activations()[0]
+    game.select_ability(activation.ability)
+    game.advance()
+    game.record_defensive_roll("4 4 2 3")  # two taiji: 2 Chi
+    assert game.players[1].statuses == {"Chi": 2}
+    before = game.preview().damage.total
+    game.spend_status(1, "Chi")
+    assert game.preview().damage.total == before - 1 and game.players[1].statuses == {"Chi": 1}

@@ -313,3 +313,17 @@ def test_blinded_rolls_a_die_after_activating(die, stands):
         game.select_ability("Crit Bash")
     game.advance()
     assert game.health(1) == (45 if stands else 50)
+
+
+def test_blessing_of_divinity_keeps_its_holder_in_the_game_once():
+    game = Game.new(["barbarian", "paladin"], names=["Ann", "Bob"])
+    while game.phase is not Phase.OFFENSIVE_ROLL:
+        game.advance()
+    game.players[1].statuses["Blessing of Divinity"] = 1
+    game.team_health[game.players[1].team] = 3
+    game.record_offensive_roll("6 6 6 6 6")  # Rage!: undefendable, more than 3 dmg
+    game.select_ability("Rage!")
+    game.advance()
+    assert game.outcome is None and game.health(1) == 1
+    assert "Blessing of Divinity" not in game.players[1].statuses
+    assert any("not defeated (Blessing of Divinity)" in line for line in game.log)
