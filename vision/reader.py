@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from vision.classify import FaceClassifier, FaceResult, PipClassifier
+from vision.colour import with_colours
 from vision.combine import combine
 from vision.detect import CandidateFlag, FaceCandidate, FaceDetector
 from vision.imageio import Frame, check_frame
@@ -61,12 +62,13 @@ class DiceReader:
         :raises InvalidFrameError: ``frame`` is not an HxWx3 uint8 array.
         """
         frame = check_frame(frame)
-        if self.learned is not None:
-            learned = self.learned.read(frame)
-            if not self.pip_check:
-                return learned
-            return combine(learned, self._read_pips(frame))
-        return self._read_pips(frame)
+        if self.learned is None:
+            reading = self._read_pips(frame)
+        else:
+            reading = self.learned.read(frame)
+            if self.pip_check:
+                reading = combine(reading, self._read_pips(frame))
+        return with_colours(frame, reading)
 
     def _read_pips(self, frame: Frame) -> FrameReading:
         start = time.perf_counter()

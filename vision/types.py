@@ -20,13 +20,31 @@ class DieStatus(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class BodyColour:
+    """A die's body colour: a name (``red``, ``white``, ...; :mod:`vision.colour`) and the
+    measured sRGB value, 0-255 each."""
+
+    name: str
+    rgb: tuple[int, int, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "rgb": list(self.rgb)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BodyColour:
+        r, g, b = (int(v) for v in data["rgb"])
+        return cls(str(data["name"]), (r, g, b))
+
+
+@dataclass(frozen=True)
 class DieReading:
     """One die found in a frame.
 
     ``value`` is the number 1-6, or ``None`` when the status is not ``ok``. ``face`` is the face label
     (``"4"`` for pips, a profile's label for a calibrated die). ``box`` is x, y, width, height in pixels
     of the top face. ``reason`` says why a die that is not ``ok`` was not read (``"unsure: 3 or 5"``);
-    ``candidates`` are the faces an unsure die may show, likeliest first.
+    ``candidates`` are the faces an unsure die may show, likeliest first. ``colour`` is the body
+    colour of the die (None where it was not measured).
     """
 
     value: int | None
@@ -37,6 +55,7 @@ class DieReading:
     symbol: str | None = None
     reason: str | None = None
     candidates: tuple[str, ...] = ()
+    colour: BodyColour | None = None
 
     @property
     def ok(self) -> bool:
@@ -55,6 +74,8 @@ class DieReading:
             data["reason"] = self.reason
         if self.candidates:
             data["candidates"] = list(self.candidates)
+        if self.colour is not None:
+            data["colour"] = self.colour.to_json()
         return data
 
     @classmethod
@@ -69,6 +90,7 @@ class DieReading:
             symbol=data.get("symbol"),
             reason=data.get("reason"),
             candidates=tuple(str(c) for c in data.get("candidates", ())),
+            colour=BodyColour.from_json(data["colour"]) if data.get("colour") else None,
         )
 
 

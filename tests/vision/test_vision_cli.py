@@ -22,7 +22,8 @@ def test_read_json_prints_one_object_per_image(capsys: pytest.CaptureFixture[str
     assert first["image"] == images[0] and first["ms"] > 0
     assert sorted(d["value"] for d in first["dice"]) == [1, 4, 4, 5, 5]
     die = first["dice"][0]
-    assert set(die) == {"value", "face", "symbol", "confidence", "box", "status"}
+    assert set(die) == {"value", "face", "symbol", "confidence", "box", "status", "colour"}
+    assert all(d["colour"]["name"] == "white" for d in first["dice"])  # white dice on a desk
     assert die["status"] == "ok" and die["face"] == str(die["value"]) and die["symbol"] is None
     assert len(die["box"]) == 4 and 0 < die["confidence"] <= 1
     assert [d["value"] for d in json.loads(lines[1])["dice"]] == [5]
