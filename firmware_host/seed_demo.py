@@ -76,6 +76,8 @@ class SeedDemoResult:
     """Dice whose face the product's reader read (Battle Dice pips)."""
     from_truth: int
     """Dice whose face came from the simulator's truth (artwork faces; a die the reader missed)."""
+    colours_by_reader: int = 0
+    """Dice whose body colour (whose die it is) the reader measured, rather than the truth."""
 
     @property
     def finished(self) -> bool:
@@ -119,7 +121,7 @@ class SeedGameDemo:
         self.screen = _Screen(self.out, self.transcript)
         self.reader = DiceReader()
         self.turn_limit = turn_limit
-        self.rolls = self.read_by_reader = self.from_truth = 0
+        self.rolls = self.read_by_reader = self.from_truth = self.colours_by_reader = 0
         tags = BATTLE_DICE if game == "battle-dice" else DICE_MASTERS
         table = find_game(game).from_tags(tags)
         self.flow: ChoiceFlow
@@ -154,6 +156,7 @@ class SeedGameDemo:
             frames_shown=self.screen.display.frames_written,
             read_by_reader=self.read_by_reader,
             from_truth=self.from_truth,
+            colours_by_reader=self.colours_by_reader,
         )
 
     def _turns(self) -> int:
@@ -251,8 +254,8 @@ class SeedGameDemo:
         return int(self.rng.integers(1, 7))
 
     def _render_and_read(self, specs: Sequence[Throw]) -> list[TrayDie]:
-        """Renders the dice lying on their sides of the tray; each die's face from the reader when
-        it can read it (pips), else from the simulator's truth; colour and place from the truth."""
+        """Renders the dice lying on their sides of the tray; each die's face and body colour from
+        the reader when it can read it (pips), else from the simulator's truth; place from the truth."""
         camera = Camera(640, 480, 0.0, 40.0)
         # A grid of places per side of the tray, 4 across and 4 down; a die that stays keeps its
         # place and a thrown one takes a free place.
@@ -284,6 +287,9 @@ class SeedGameDemo:
                 if read is not None and read.value is not None:
                     face = str(read.value)
                     self.read_by_reader += 1
+                    if read.colour is not None:
+                        colour = read.colour.name
+                        self.colours_by_reader += 1
                 else:
                     self.from_truth += 1
             else:

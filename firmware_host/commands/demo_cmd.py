@@ -98,7 +98,8 @@ def _run_seed_game(args: argparse.Namespace, seed: int) -> int:
     result = run_seed_demo(args.game, out, seed, echo=sys.stdout, turn_limit=turns)
     print(
         f"\n{result.frames_shown} display frames, the transcript and the game record in {str(out)!r}; "
-        f"{result.rolls} rolls on the simulated tray, {result.read_by_reader} dice read by the reader, "
+        f"{result.rolls} rolls on the simulated tray, {result.read_by_reader} dice read by the reader "
+        f"({result.colours_by_reader} told apart by their colour), "
         f"{result.from_truth} faces from the simulator's truth"
     )
     if not result.finished:

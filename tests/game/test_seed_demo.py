@@ -23,6 +23,8 @@ def test_the_demo_plays_a_game_to_a_winner_and_leaves_a_record_that_replays(game
 def test_battle_dice_are_read_by_the_reader(tmp_path: Path) -> None:
     result = run_seed_demo("battle-dice", tmp_path, seed=2)
     assert result.read_by_reader > 0 and result.from_truth == 0
+    # Whose die is whose comes from the colour the reader measured, and the game still plays.
+    assert result.colours_by_reader == result.read_by_reader and result.finished
 
 
 def test_the_same_seed_plays_the_same_game(tmp_path: Path) -> None:
