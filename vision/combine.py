@@ -3,9 +3,11 @@
 The learned reader finds dice of any colour; the pip reader, where it finds a face, is rarely wrong
 about white dice with dark pips and knows which face of an oblique die is the top. Combined, a die
 is read ``ok`` when the two agree, or when one reads it and the other has nothing to say (or is
-torn between two faces, one of which the pip reader read). Where both read it and disagree, the
-pip reader's count stands when it is the higher (it matched more pips in one layout); otherwise
-the die is ``unreadable`` with both values as the reason (precision first).
+torn between two faces, one of which the pip reader read); a face the pip reader alone read inside
+a die the learned reader found is part of that die, not a die. Where both read it and disagree, the
+pip reader's count stands when it is the higher (it matched more pips in one layout), the learned
+reading when it is the higher and sure (:data:`SURE_LEARNED`); otherwise the die is ``unreadable``
+with both values as the reason (precision first).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from vision.types import DieReading, DieStatus, FrameReading
 
 #: Centre distance, in units of the bigger top face, under which two readings are one die.
 SAME_DIE = 0.6
+#: A learned reading at least this sure stands against a lower pip count.
+SURE_LEARNED = 0.95
 #: A learned find this close to a face the pip reader read (in units of that face) but not matched
 #: to it is a side face or a pip of that die.
 PART_OF_DIE = 0.8
@@ -35,6 +39,12 @@ def _distance(a: DieReading, b: DieReading) -> float:
     return math.hypot(ax - bx, ay - by)
 
 
+def _inside(small: DieReading, big: DieReading) -> bool:
+    """Whether ``small``'s centre lies within ``big``'s box."""
+    (sx, sy), (bx, by) = _centre(small), _centre(big)
+    return abs(sx - bx) < big.box[2] / 2 and abs(sy - by) < big.box[3] / 2
+
+
 def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
     """The combined reading (dice left to right; ``ms`` is the sum of both)."""
     near = ((_distance(l, p), i, j, SAME_DIE * max(_side(l), _side(p))) for i, l in enumerate(learned.dice) for j, p in enumerate(pips.dice))
@@ -46,16 +56,21 @@ def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
             match[i] = j
             taken.add(j)
     dice: list[DieReading] = []
+    kept: list[DieReading] = []
     for i, l in enumerate(learned.dice):
         if i in match:
             dice.append(_one_die(l, pips.dice[match[i]]))
+            kept.append(l)
             continue
         # A learned find on a face the pip reader read, but not that face: part of that die.
         if any(p.ok and _distance(l, p) < PART_OF_DIE * _side(p) for p in pips.dice):
             continue
         dice.append(l)
+        kept.append(l)
     for j, p in enumerate(pips.dice):
-        if j not in taken and p.ok:
+        # A face the pip reader read inside a die the learned reader found, but not matched to
+        # it, is a few pips of that die (two of a six), not a die of its own.
+        if j not in taken and p.ok and not any(_inside(p, l) for l in kept):
             dice.append(p)
     dice.sort(key=lambda d: (d.box[0], d.box[1]))
     return FrameReading(tuple(dice), learned.ms + pips.ms)
@@ -69,6 +84,10 @@ def _one_die(learned: DieReading, pips: DieReading) -> DieReading:
             # The pip reader matched more pips in one face layout than the learned reader saw: its
             # crop missed part of the face (a big die's pips), while a layout is rarely invented.
             return pips
+        if learned.confidence >= SURE_LEARNED:
+            # Fewer pips than a sure learned reading: the pip reader missed some (low-contrast
+            # pips on a coloured die), as a face's count is rarely overestimated from its crop.
+            return learned
         return DieReading(
             None, min(learned.confidence, pips.confidence), pips.box, DieStatus.UNREADABLE,
             reason=f"readings differ: {learned.value} or {pips.value}",

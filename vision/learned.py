@@ -18,7 +18,7 @@ How a frame is read:
    the frame. Its softmax is tempered on held-apart photos so that the stated confidence is the
    fraction of such dice read right.
 3. A die is ``ok`` only when its most likely class is a pip count at :attr:`LearnedReader.min_confidence`
-   or more; otherwise it is ``unreadable`` (with the reason), ``cocked`` or ``occluded``, never a guess.
+   (the model's own, chosen on held-apart photos) or more; otherwise it is ``unreadable`` (with the reason), ``cocked`` or ``occluded``, never a guess.
 """
 
 from __future__ import annotations
@@ -59,6 +59,9 @@ BIG_DIE_PX = 64.0
 COARSE = 0.35
 #: The longest side the detector is ever given (a 12 MP frame of tiny dice is read at this size).
 MAX_WORK_SIDE = 1600
+
+#: The confidence a pip count needs for a model whose ``model.json`` does not say.
+DEFAULT_MIN_CONFIDENCE = 0.8
 
 #: The files of a model folder.
 DETECTOR_FILE = "dice-detector.onnx"
@@ -157,6 +160,10 @@ class LearnedModel:
         self.temperature = float(self.metadata.get("temperature", 1.0))
         if not 0.05 <= self.temperature <= 20:
             raise ModelError(f"{str(meta_path)!r}: temperature {self.temperature!r} is out of range")
+        #: The confidence a pip count needs to be read ``ok``, chosen for this model on the val split.
+        self.min_confidence = float(self.metadata.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
+        if not 0.0 < self.min_confidence < 1.0:
+            raise ModelError(f"{str(meta_path)!r}: min_confidence {self.min_confidence!r} is out of range")
         self._detector = self._session(self.folder / DETECTOR_FILE, threads)
         self._faces = self._session(self.folder / FACES_FILE, threads)
 
@@ -217,7 +224,8 @@ class LearnedReader:
     """Finds and reads every die in a frame with the learned model (see the module docstring).
 
     ``min_score`` is the detector score a die must reach to be looked at; ``min_confidence`` the
-    face network's tempered probability a pip count must reach to be read ``ok``; an unsure pip
+    face network's tempered probability a pip count must reach to be read ``ok`` (default: the
+    model's, from ``model.json``); an unsure pip
     count whose runner-up is "not a die" at ``drop_unsure`` or more is taken for no die.
     """
 
@@ -226,12 +234,12 @@ class LearnedReader:
         model: LearnedModel | None = None,
         *,
         min_score: float = 0.3,
-        min_confidence: float = 0.8,
+        min_confidence: float | None = None,
         drop_unsure: float = 0.2,
     ) -> None:
         self.model = model if model is not None else shared_model()
         self.min_score = min_score
-        self.min_confidence = min_confidence
+        self.min_confidence = min_confidence if min_confidence is not None else self.model.min_confidence
         self.drop_unsure = drop_unsure
 
     def __repr__(self) -> str:
@@ -263,13 +271,19 @@ class LearnedReader:
             big_dice: list[DieReading] = []
             for b, reading in zip(big, readings[len(found) :]):
                 # A big die read as a pip face is a die, and what was found on it its pips (each
-                # a dark blob: no die, or a one); where a die on it shows another face, the big
-                # find was a group of dice, and where nothing was found on it, it is no die the
-                # working scale missed.
+                # a dark blob: no die, or a one) or parts of its face (two pips of a five); where
+                # a die on it reads another face more surely than the big die reads, the big find
+                # was a group of dice, and where nothing was found on it, it is no die the working
+                # scale missed.
                 if any(_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
                     continue  # the working scale saw this die whole
                 on = [r for d, r in kept if _on(d, b)]
-                if reading is not None and reading.ok and on and not any(r is not None and r.ok and r.value != 1 for r in on):
+                if (
+                    reading is not None
+                    and reading.ok
+                    and on
+                    and not any(r is not None and r.ok and r.value != 1 and r.confidence > reading.confidence for r in on)
+                ):
                     kept = [(d, r) for d, r in kept if not _on(d, b)]
                     big_dice.append(reading)
             dice = [r for _, r in kept if r is not None] + big_dice

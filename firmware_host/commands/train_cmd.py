@@ -63,6 +63,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument("--face-steps", type=int, default=3000)
     train.add_argument("--detector-batch", type=int, default=24)
     train.add_argument("--face-batch", type=int, default=192)
+    train.add_argument("--face-width", type=int, default=32, help="channels of the face network's first stage (default 32)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)
@@ -79,7 +80,7 @@ def run_train(args: argparse.Namespace) -> int:
     for name in ("real_weight", "face_real_weight"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be between 0 and 1")
-    for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "threads"):
+    for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
         if getattr(args, name) < (0 if name == "rendered" else 1):
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: too small")
     for folder, _, _ in args.real:
@@ -105,6 +106,7 @@ def run_train(args: argparse.Namespace) -> int:
         face_steps=args.face_steps,
         detector_batch=args.detector_batch,
         face_batch=args.face_batch,
+        face_width=args.face_width,
         threads=args.threads,
         checkpoint_dir=str(work),
     )

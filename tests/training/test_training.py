@@ -109,6 +109,7 @@ def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sour
     assert any("detector step 2/3" in line for line in logged)
     meta = json.loads((out / "model.json").read_text())
     assert meta["classes"] == list(CLASSES) and meta["training"]["seed"] == 0
+    assert meta["min_confidence"] in (0.8, 0.85, 0.9, 0.95) and any("min confidence" in line for line in logged)
     model = LearnedModel(out)
     assert model.trained_on == {"photos"}
     frame = np.full((240, 320, 3), 128, np.uint8)

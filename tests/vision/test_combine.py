@@ -19,12 +19,15 @@ def test_agreeing_readings_are_one_die() -> None:
     assert out.values == (4,) and out.dice[0].confidence == 0.97
 
 
-def test_a_higher_pip_count_stands_a_lower_one_is_unreadable() -> None:
+def test_a_higher_pip_count_stands_a_lower_one_only_against_an_unsure_learned_reading() -> None:
     higher = combine(FrameReading((_ok(1, (100, 100, 40, 40)),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
     assert higher.values == (2,)
-    lower = combine(FrameReading((_ok(6, (100, 100, 40, 40)),)), FrameReading((_ok(3, (100, 100, 40, 40)),)))
+    lower = combine(FrameReading((_ok(6, (100, 100, 40, 40), 0.9),)), FrameReading((_ok(3, (100, 100, 40, 40)),)))
     assert lower.values == () and lower.dice[0].status is DieStatus.UNREADABLE
     assert lower.dice[0].candidates == ("6", "3")
+    # a sure learned count: the pip reader missed pips (low contrast on a coloured die)
+    sure = combine(FrameReading((_ok(4, (100, 100, 40, 40), 0.98),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
+    assert sure.values == (4,)
 
 
 def test_an_unsure_die_is_settled_only_by_one_of_its_candidates() -> None:
@@ -50,6 +53,17 @@ def test_a_learned_find_on_part_of_a_read_face_is_dropped() -> None:
     learned = FrameReading((_ok(6, (100, 100, 80, 80)), _ok(1, (150, 150, 20, 20))))
     out = combine(learned, FrameReading((_ok(6, (100, 100, 80, 80)),)))
     assert out.values == (6,) and len(out.dice) == 1
+
+
+def test_pips_read_inside_a_learned_die_are_not_a_die_of_their_own() -> None:
+    # the pip reader read two pips of a six as a two, off the die's centre; the learned reader
+    # found the die, unsure of it
+    learned = FrameReading((_unsure((300, 142, 30, 30), "3", "6"),))
+    out = combine(learned, FrameReading((_ok(2, (319, 162, 18, 16)),)))
+    assert out.values == () and len(out.dice) == 1 and out.dice[0].candidates == ("3", "6")
+    # a face outside every learned die still stands
+    apart = combine(learned, FrameReading((_ok(2, (400, 162, 18, 16)),)))
+    assert apart.values == (2,)
 
 
 def test_cocked_stays_cocked_and_an_unread_pip_face_leaves_the_learned_reading() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from hardware.sim import DieDesign, random_scene, render_tray
 from vision.errors import InvalidFrameError
-from vision.learned import MODEL_DIR, LearnedModel, LearnedReader, ModelError
+from vision.learned import CLASSES, MODEL_DIR, LearnedModel, LearnedReader, ModelError
 from vision.reader import DiceReader
 from vision.types import DieStatus
 
@@ -168,9 +168,21 @@ def test_model_folder_problems_name_the_file(tmp_path: Path) -> None:
     (copy / "model.json").write_text(json.dumps(meta))
     with pytest.raises(ModelError, match="classes"):
         LearnedModel(copy)
+    meta["classes"] = list(CLASSES)
+    meta["min_confidence"] = 1.5
+    (copy / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="min_confidence"):
+        LearnedModel(copy)
     (copy / "model.json").write_text("{")
     with pytest.raises(ModelError, match="model.json"):
         LearnedModel(copy)
+
+
+def test_the_model_says_how_sure_a_reading_must_be() -> None:
+    model = LearnedModel()
+    assert model.min_confidence == json.loads((MODEL_DIR / "model.json").read_text())["min_confidence"]
+    assert LearnedReader(model).min_confidence == model.min_confidence
+    assert LearnedReader(model, min_confidence=0.6).min_confidence == 0.6
 
 
 def test_the_shipped_model_is_small_and_documented() -> None:
