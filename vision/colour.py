@@ -72,22 +72,30 @@ def body_colours(frame: Frame, boxes: Sequence[tuple[int, int, int, int]]) -> li
     if not patches:
         return found
     pixels = np.stack(patches).reshape(len(patches), -1, 3).astype(np.float32)  # D x N x 3
-    # Two-means per face from fixed starts (its darkest and its lightest pixel), so the same face
-    # always gives the same colour; the larger part is the body, the smaller the pips or glare.
+    # Two-means per face in colour, from its darkest and its lightest pixel (so the same face
+    # always gives the same colour); the larger part is the body, the smaller the pips or glare.
     light = pixels.sum(axis=2)
     rows = np.arange(len(patches))
-    dark_c, light_c = pixels[rows, light.argmin(axis=1)], pixels[rows, light.argmax(axis=1)]
+    centres = np.stack([pixels[rows, light.argmin(axis=1)], pixels[rows, light.argmax(axis=1)]], axis=1)  # D x 2 x 3
     lighter = np.zeros(light.shape, bool)
     for _ in range(4):
-        lighter = ((pixels - light_c[:, None]) ** 2).sum(axis=2) < ((pixels - dark_c[:, None]) ** 2).sum(axis=2)
-        n_light = lighter.sum(axis=1, keepdims=True)
-        n_dark = lighter.shape[1] - n_light
-        light_c = np.where(n_light > 0, (pixels * lighter[..., None]).sum(axis=1) / np.maximum(n_light, 1), light_c)
-        dark_c = np.where(n_dark > 0, (pixels * ~lighter[..., None]).sum(axis=1) / np.maximum(n_dark, 1), dark_c)
-    body_is_light = 2 * lighter.sum(axis=1) >= lighter.shape[1]
+        # nearer the light centre: |p - l|^2 < |p - d|^2, i.e. 2 p.(l - d) > |l|^2 - |d|^2
+        step = centres[:, 1] - centres[:, 0]
+        bound = (centres[:, 1] ** 2).sum(axis=1) - (centres[:, 0] ** 2).sum(axis=1)
+        lighter = 2 * np.einsum("dnc,dc->dn", pixels, step) > bound[:, None]
+        for side, part in ((1, lighter), (0, ~lighter)):
+            count = part.sum(axis=1)
+            mean = np.einsum("dnc,dn->dc", pixels, part.astype(np.float32)) / np.maximum(count, 1)[:, None]
+            centres[:, side] = np.where(count[:, None] > 0, mean, centres[:, side])
+    body_is_light = 2 * lighter.sum(axis=1) >= light.shape[1]
+    in_body = lighter == body_is_light[:, None]
+    # The body's median (a pip's soft rim and marbling pull a mean): others sort after the body.
+    ordered = np.sort(np.where(in_body[..., None], pixels, np.inf), axis=1)
+    middle = (in_body.sum(axis=1) - 1) // 2
+    medians = np.take_along_axis(ordered, middle[:, None, None].repeat(3, axis=2), axis=1)[:, 0]  # D x 3, BGR
+    bgr = np.clip(np.round(medians), 0, 255).astype(np.uint8)
     for k, i in enumerate(measured):
-        part = pixels[k][lighter[k] == body_is_light[k]]
-        b, g, r = (int(round(float(v))) for v in np.median(part, axis=0))
+        b, g, r = (int(v) for v in bgr[k])
         found[i] = BodyColour(colour_name((r, g, b)), (r, g, b))
     return found
 
