@@ -56,7 +56,7 @@ MAX_PLAYERS = 4
 MAX_DICE = 8
 
 _TITLE_HEIGHT = 9
-_PLAYERS_HEIGHT = 7
+_PLAYERS_HEIGHT = 8  # a pixel above the 4x6 text, and its descender row clear of the edge
 _DICE_BOX_HEIGHT = 11
 _DICE_ROW_HEIGHT = 14  # box, a gap, the keep bar, a gap
 _FOOTER_HEIGHT = 9  # dotted rule, a gap, one line of the regular font
@@ -195,7 +195,7 @@ def render_screen(state: ScreenState) -> Image.Image:
     """Draw ``state`` as a new 128x64 mode "1" image (1 = lit pixel). Pure: same state, same pixels."""
     regular = load_font("tray5x7")
     body = load_font("fixed5x7")
-    small = load_font("tray3x5")
+    small = load_font("fixed4x6")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     draw = ImageDraw.Draw(image)
     width = WIDTH
