@@ -1028,7 +1028,7 @@ class GameFlow:
         exchange = g.preview()
         t.step, t.selected, t.spending = Step.DAMAGE, 0, None
         # Three lines fit above the choices: what the damage would be now, the statuses in play.
-        t.lines = ["Now: " + self._damage_text(exchange), self._statuses_line() or first]
+        t.lines = [self._damage_text(exchange, point_first=True), self._statuses_line() or first]
         t.options = [Option(OptionKind.CONTINUE, "Apply damage")]
         order = [g.players[(g.active + k) % len(g.players)] for k in range(len(g.players))]
         for player in order:
@@ -1085,25 +1085,30 @@ class GameFlow:
                    offense=exchange.offense.describe(), defense=exchange.defense.describe(),
                    health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
 
-    def _damage_text(self, exchange: Exchange) -> str:
+    def _damage_text(self, exchange: Exchange, point_first: bool = False) -> str:
+        """What an exchange does: ``Longbow: Bo takes 7 dmg, Ann heals 2`` for the transcript, or
+        with ``point_first`` for the OLED ``7 dmg to Bo, +2 HP Ann: Longbow`` (the amounts before
+        the names, the ability last, where a cut costs least)."""
         g = self._game
         attacker = g.players[exchange.attacker]
-        parts: list[str] = []
+        facts: list[tuple[str, int, str]] = []  # (what, amount, who)
         if exchange.defender is not None:
-            defender = g.players[exchange.defender]
-            taken = 0 if exchange.damage is None else exchange.damage.total
-            if exchange.defense.negate:
-                taken = 0
-            taken += exchange.collateral
-            parts.append(f"{defender.name} takes {taken} dmg")
+            taken = 0 if exchange.damage is None or exchange.defense.negate else exchange.damage.total
+            facts.append(("dmg", taken + exchange.collateral, g.players[exchange.defender].name))
         if exchange.counter:
-            parts.append(f"{attacker.name} takes {exchange.counter} back")
+            facts.append(("back", exchange.counter, attacker.name))
         if exchange.offense.heal:
-            parts.append(f"{attacker.name} heals {exchange.offense.heal}")
+            facts.append(("heal", exchange.offense.heal, attacker.name))
         if exchange.defense.heal and exchange.defender is not None:
-            parts.append(f"{g.players[exchange.defender].name} heals {exchange.defense.heal}")
+            facts.append(("heal", exchange.defense.heal, g.players[exchange.defender].name))
         if exchange.offense.cp:
-            parts.append(f"{attacker.name} {exchange.offense.cp:+d} CP")
+            facts.append(("cp", exchange.offense.cp, attacker.name))
+        if point_first:
+            forms = {"dmg": "{n} dmg to {who}", "back": "{n} dmg back to {who}", "heal": "+{n} HP {who}", "cp": "{n:+d} CP {who}"}
+            parts = [forms[what].format(n=n, who=who) for what, n, who in facts]
+            return (", ".join(parts) if parts else "No damage") + f": {exchange.ability}"
+        forms = {"dmg": "{who} takes {n} dmg", "back": "{who} takes {n} back", "heal": "{who} heals {n}", "cp": "{who} {n:+d} CP"}
+        parts = [forms[what].format(n=n, who=who) for what, n, who in facts]
         return f"{exchange.ability}: " + (", ".join(parts) if parts else "no damage")
 
     # ================================================================================ fixes
