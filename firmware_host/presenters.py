@@ -11,12 +11,13 @@ outputs need no hand-wired branches.
 >>> from rules.dicethrone.game import Game
 >>> view = GameFlow(Game.new(["barbarian", "moon-elf"])).view()
 >>> oled_screen(view).title, led_status(view).value
-('Main 1 Player 1', 'waiting_for_input')
+('Main 1 Player 1', 'waiting-for-input')
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -54,9 +55,42 @@ _PROMPTS = {
 }
 
 
+DENSE_CHARS = 32
+"""Characters of a dense line across the screen (misc-fixed 4x6 in 128 pixels)."""
+TITLE_CHARS = 21
+"""Characters of the title line (the tray's 5x7 capitals, 6 pixels a character, in 126 pixels)."""
+
+
 def short(name: str, width: int = 8) -> str:
     """A name cut to ``width`` characters for the small screen."""
     return name if len(name) <= width else name[: width - 1] + "."
+
+
+def short_name(name: str, width: int) -> str:
+    """A player's name in at most ``width`` characters, the readable way: a numbered name keeps
+    its number (``Player 2`` -> ``P2``, which a cut would lose), any other is cut with a dot."""
+    number = re.search(r"(\d+)$", name)
+    if len(name) > width and number and len(name) > len(number.group(1)) and len(number.group(1)) < width:
+        return name[0] + number.group(1)
+    return short(name, width)
+
+
+def point_first(point: Callable[[Callable[[str], str]], str], context: str = "", width: int = DENSE_CHARS) -> str:
+    """A line that says its point first and fits ``width`` characters without cutting a number:
+    ``point(name)`` writes the point with each player's name passed through ``name``; the names
+    are shortened until it fits (``Player 1`` -> ``P1``, ``Barbarian`` -> ``Barba.``), and
+    ``context`` follows after a colon only when it fits whole.
+
+    >>> point_first(lambda name: f"7 dmg to {name('Player 1')}, +2 HP {name('Player 1')}", "Longbow")
+    '7 dmg to P1, +2 HP P1: Longbow'
+    """
+    for size in (width, 8, 6, 4, 2):
+        line = point(lambda name: short_name(name, size))
+        if len(line) <= width:
+            break
+    if context and len(line) + 2 + len(context) <= width:
+        line += f": {context}"
+    return line
 
 
 def symbol_codes(hero: Hero) -> dict[str, str]:

@@ -326,11 +326,11 @@ class Game(SnapshotGame[State]):
             return f"{names[s.chooser or 0]} chooses the match-up"
         battle = s.battle
         if s.phase is Phase.UNLOAD or battle is None:
-            return "unload the dice left in the Battle Zone"
+            return "unload the Battle Zone's dice"
         if s.phase is Phase.REROLL:
             return "the battle dice tied: roll them again"
         if s.phase is Phase.BATTLE_STAT:
-            return f"{' and '.join(names[i] for i in battle.stat_choosers)} choose the battle stat"
+            return f"battle stat: {' and '.join(names[i] for i in battle.stat_choosers)} choose"
         if s.phase is Phase.OPEN:
             return "open the battle dice"
         if s.phase is Phase.POWERS:
