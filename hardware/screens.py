@@ -218,7 +218,7 @@ def render_screen(state: ScreenState) -> Image.Image:
         bottom = HEIGHT - _FOOTER_HEIGHT
         for x in range(0, width, 2):
             draw.point((x, bottom), fill=1)
-        prompt_font = small if not _fits(body, state.prompt, width) and _fits(small, state.prompt, width) else body
+        prompt_font = body if _fits(body, state.prompt, width) else small
         prompt_font.draw(image, (0, bottom + 2), prompt_font.fit(state.prompt, width))
     if state.banner:
         banner = state.banner.upper()
@@ -238,8 +238,8 @@ def render_screen(state: ScreenState) -> Image.Image:
         if inverted:
             draw.rectangle((0, y, width - 1, y + height - 1), fill=1)
         room = width - 2 if inverted else width
-        # A line too long for the body font is drawn in the small one rather than cut.
-        line_font = small if font is body and not _fits(body, line, room) and _fits(small, line, room) else font
+        # A line too long for the body font is drawn in the small one rather than cut (or cut later).
+        line_font = small if font is body and not _fits(body, line, room) else font
         _draw_line(image, line_font, line, (1, y + 1) if inverted else (0, y), room, 0 if inverted else 1)
         y += max(font.line_height, height + 1) if inverted else font.line_height
     return image

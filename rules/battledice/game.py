@@ -330,7 +330,8 @@ class Game(SnapshotGame[State]):
         if s.phase is Phase.REROLL:
             return "the battle dice tied: roll them again"
         if s.phase is Phase.BATTLE_STAT:
-            return f"battle stat: {' and '.join(names[i] for i in battle.stat_choosers)} choose"
+            choosers = [names[i] for i in battle.stat_choosers]
+            return f"battle stat: {' and '.join(choosers)} {'choose' if len(choosers) > 1 else 'chooses'}"
         if s.phase is Phase.OPEN:
             return "open the battle dice"
         if s.phase is Phase.POWERS:

@@ -284,7 +284,7 @@ class Game(SnapshotGame[State]):
             Step.SETUP: "place the dice, then play",
             Step.CLEAR_AND_DRAW: f"{name}: draw {DRAW_COUNT} dice",
             Step.ROLL: f"{name}: reroll once, or play",
-            Step.MAIN: f"buy, field, attack or end: {name}",
+            Step.MAIN: "buy, field, attack or end",
             Step.ATTACK: f"{other}: declare blockers",
             Step.BLOCKED: "actions and globals, then damage",
             Step.DAMAGED: "knock-outs, then end the turn",
