@@ -138,23 +138,13 @@ def test_the_phone_gets_an_ip_address_it_can_open() -> None:
 
 
 def test_dicetray_run_with_the_table_app_starts_on_the_pairing_screen(pins, tmp_path: Path) -> None:
-    import socket
+    from tests.service.conftest import table_app_service
 
-    from firmware_host.config import parse_config
-    from firmware_host.service import build_service
-
-    with socket.socket() as probe:  # a port free now
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = parse_config(
-        f'camera = "sim"\ngpio = "mock"\ndisplay = "dummy"\nroll_log = "{tmp_path / "rolls.sqlite3"}"\n'
-        f'[liveview]\nenabled = true\nhost = "127.0.0.1"\nport = {port}\n'
-    )
-    service = build_service(config, pin_factory=pins)
+    service = table_app_service(pins, tmp_path)
     try:
         service.start()
         url = phone_url(service.live)
-        assert url == f"http://127.0.0.1:{port}/"
+        assert url == f"http://127.0.0.1:{service.live.port}/"
         assert service.shown_screen == pairing_screen(service.live.pairing.pin, url)
         assert decoded_qr(service.display.image) == url
     finally:

@@ -96,19 +96,9 @@ def test_a_roll_log_not_saved_still_says_so_while_the_pin_is_shown(make_service,
 
 
 def test_the_table_app_the_service_builds_answers_the_configured_names_only(pins, tmp_path: Path) -> None:
-    from firmware_host.config import parse_config
-    from firmware_host.service import build_service
+    from tests.service.conftest import table_app_service
 
-    import socket
-
-    with socket.socket() as probe:  # a port free now
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = parse_config(
-        f'camera = "sim"\ngpio = "mock"\ndisplay = "dummy"\nroll_log = "{tmp_path / "rolls.sqlite3"}"\n'
-        f'[liveview]\nenabled = true\nhost = "127.0.0.1"\nport = {port}\nnames = ["dice.example.net"]\n'
-    )
-    service = build_service(config, pin_factory=pins)
+    service = table_app_service(pins, tmp_path, 'names = ["dice.example.net"]\n')
     try:
         assert isinstance(service.live, TrayWeb)
         with httpx.Client(base_url=f"http://127.0.0.1:{service.live.port}", timeout=10) as http:
