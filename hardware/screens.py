@@ -58,7 +58,7 @@ MAX_DICE = 8
 _TITLE_HEIGHT = 9
 _PLAYERS_HEIGHT = 8  # a pixel above the 4x6 text, and its descender row clear of the edge
 _DICE_BOX_HEIGHT = 11
-_DICE_ROW_HEIGHT = 14  # box, a gap, the keep bar, a gap
+_DICE_ROW_HEIGHT = 14  # box, a gap, the keep bar (one row), a gap
 _FOOTER_HEIGHT = 9  # dotted rule, a gap, one line of the regular font
 
 
@@ -330,4 +330,5 @@ def _draw_dice(image: Image.Image, draw: ImageDraw.ImageDraw, regular: BitmapFon
         label_y = y + (_DICE_BOX_HEIGHT - font.height) // 2
         font.draw(image, (label_x, label_y), label, fill=0 if die.unreadable else 1)
         if die.keep:
-            draw.rectangle((x, y + _DICE_BOX_HEIGHT + 1, x + box - 1, y + _DICE_BOX_HEIGHT + 2), fill=1)
+            # One row, so a dark row parts it from the box above and from the text below.
+            draw.line((x, y + _DICE_BOX_HEIGHT + 1, x + box - 1, y + _DICE_BOX_HEIGHT + 1), fill=1)
