@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side
+from firmware_host.presenters import DENSE_CHARS, TITLE_CHARS, point_first, short
 from firmware_host.transcript import EventSink
 from rules.dicemasters.faces import FaceKind
 from rules.dicemasters.game import Die, Game, Step, Zone
@@ -134,7 +135,9 @@ class DiceMastersFlow(ChoiceFlow):
                 payment = self.game.payment_for(owner, die.face.fielding_cost)
                 if payment is not None:
                     paid = f" pay {_pay(payment)}" if payment else ""
-                    options.append(Choice(f"field {die.id} ({die.face.fielding_cost})", f"field {seat} {die.id}{paid}"))
+                    cost = f" ({die.face.fielding_cost})"
+                    label = f"field {_die_label(die.id, DENSE_CHARS - 1 - len('field ') - len(cost))}{cost}"
+                    options.append(Choice(label, f"field {seat} {die.id}{paid}"))
             elif die.face is not None and die.face.kind is FaceKind.ACTION:
                 options.append(Choice(f"use {die.id}", f"action {seat} {die.id}"))
         options += self._global_choices(owner)
@@ -190,16 +193,31 @@ class DiceMastersFlow(ChoiceFlow):
 
     # -- display ----------------------------------------------------------------------------
     def title(self) -> str:
+        """Whose turn it is and the step, the name shortened so the step fits the title line whole."""
         s = self.game.state
-        return f"{s.players[s.active].name[:8]}: {s.step.value}"
+        return point_first(lambda name: f"{name(s.players[s.active].name)}: {s.step.value}", width=TITLE_CHARS)
 
     def status_lines(self) -> list[str]:
+        """Each player's life, and the energy in the active player's Reserve Pool, its total first
+        and each type by its initial (``Energy 9: 5M 1F 1B 2G``: mask, fist, bolt, shield, generic)."""
         s = self.game.state
         energy = self.game.energy(s.active)
+        kinds = " ".join(f"{n}{t[:1].upper()}" for t, n in energy.items())
         return [
             "  ".join(f"{p.name[:6]} {p.life}" for p in s.players),
-            "energy " + (" ".join(f"{t}:{n}" for t, n in energy.items()) or "none"),
+            f"Energy {sum(energy.values())}: {kinds}" if energy else "Energy: none",
         ]
+
+
+def _die_label(die_id: str, width: int) -> str:
+    """A die's id in ``width`` characters, its number kept: ``wonder-woman-champion-of-themyscira#1``
+    becomes ``wonder-woman-cham.#1``."""
+    if len(die_id) <= width:
+        return die_id
+    card, hash_, number = die_id.rpartition("#")
+    if not hash_:
+        return short(die_id, width)
+    return short(card, max(2, width - len(number) - 1)) + "#" + number
 
 
 def _pay(payment: Sequence[tuple[str, int | None]]) -> str:

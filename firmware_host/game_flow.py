@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from firmware_host.presenters import face_label, short as _short
+from firmware_host.presenters import face_label, point_first as _point_first, short as _short
 from firmware_host.transcript import EventSink, FlowEvent, FlowEventKind, format_line
 from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
@@ -633,7 +633,7 @@ class GameFlow:
             t.step = Step.PROMPT
             t.lines = [f"Play cards ({player.cp} CP, {player.hand} cards)"] + ([statuses] if statuses else [])
             if g.phase is Phase.MAIN_2 and g.exchange is not None and g.exchange.ability is not None:
-                t.lines.insert(0, self._damage_text(g.exchange))
+                t.lines.insert(0, self._damage_text(g.exchange, point_first=True))
             label = "Done: roll" if g.phase is Phase.MAIN_1 else "Done: discard"
             t.options = [Option(OptionKind.CONTINUE, label)]
             if player.hand > 0:  # nothing to play or sell from an empty hand
@@ -737,7 +737,10 @@ class GameFlow:
             winners = [p for p in g.players if p.team == outcome.winner]
             names = " and ".join(f"{_who(p)}" for p in winners)
             t.outcome = f"{names} {'win' if len(winners) > 1 else 'wins'}"
-        t.lines = [t.outcome, self._health_line()]
+        win = "win" if outcome.winner is not None and len(winners) > 1 else "wins"
+        shown = t.outcome if outcome.winner is None else _point_first(
+            lambda name: " and ".join(name(p.name) for p in winners) + f" {win}", "")
+        t.lines = [shown, self._health_line(point_first=True)]
         t.options, t.selected = [Option(OptionKind.NEW_GAME, "New game")], 0
         self._emit(FlowEventKind.GAME_OVER, f"Game over: {t.outcome}. {self._health_line()}",
                    winner=outcome.winner, health={p.name: g.health(p) for p in g.players})
@@ -751,15 +754,21 @@ class GameFlow:
             t.outcome = f"Turn limit: all level at {top} HP"
         else:
             names = " and ".join(f"{_who(p)}" for p in leaders)
-            t.outcome = f"Turn limit: {names} {'lead' if len(leaders) > 1 else 'leads'} with {top} HP"
-        t.lines = [t.outcome, self._health_line()]
+            lead = "lead" if len(leaders) > 1 else "leads"
+            t.outcome = f"Turn limit: {names} {lead} with {top} HP"
+        shown = t.outcome if len(leaders) == len(g.players) else _point_first(
+            lambda name: " and ".join(name(p.name) for p in leaders) + f" {lead} with {top} HP", "turn limit")
+        t.lines = [shown, self._health_line(point_first=True)]
         t.options, t.selected = [Option(OptionKind.NEW_GAME, "New game")], 0
         self._emit(FlowEventKind.GAME_OVER, f"Game over after {self._turn_limit} turns. {t.outcome}. {self._health_line()}",
                    turns=self._turn_limit, leaders=[p.index for p in leaders],
                    health={p.name: g.health(p) for p in g.players})
 
-    def _health_line(self) -> str:
+    def _health_line(self, point_first: bool = False) -> str:
+        """Everyone's health: ``Ana 50 HP, Bo 47 HP``; for the OLED with names shortened to fit."""
         g = self._game
+        if point_first:
+            return _point_first(lambda name: ", ".join(f"{name(p.name)} {g.health(p)} HP" for p in g.players))
         return ", ".join(f"{p.name} {g.health(p)} HP" for p in g.players)
 
     # ================================================================================ rolls
@@ -814,15 +823,16 @@ class GameFlow:
         g, t = self._game, self._t
         n = t.expected
         dice = f"{n} {'die' if n == 1 else 'dice'}"
+        # The roll first; who rolls is in the title too, so it follows only when it fits.
         if t.roll_kind is RollKind.OFFENSE:
-            return f"{g.active_player.name}: roll {dice}"
+            return _point_first(lambda name: f"Roll {dice}", g.active_player.name)
         if t.roll_kind is RollKind.BONUS:
-            return f"{g.selected.ability if g.selected else 'Bonus'}: roll {dice}"
+            return _point_first(lambda name: f"Roll {dice}", g.selected.ability if g.selected else "bonus")
         if t.roll_kind is RollKind.TARGETING:
             return "Roll 1 die for the target"
         if t.roll_kind is RollKind.STATUS:
-            return f"{g.active_player.name}: roll 1 die ({g.status_roll_needed})"
-        return f"{self._defender().name}: roll {dice} ({g.defense})"
+            return _point_first(lambda name: f"Roll 1 die: {g.status_roll_needed}", g.active_player.name)
+        return _point_first(lambda name: f"Roll {dice}: {g.defense}", self._defender().name)
 
     def _accept_reading(self, reading: FrameReading) -> None:
         t = self._t
@@ -1028,7 +1038,7 @@ class GameFlow:
         exchange = g.preview()
         t.step, t.selected, t.spending = Step.DAMAGE, 0, None
         # Three lines fit above the choices: what the damage would be now, the statuses in play.
-        t.lines = ["Now: " + self._damage_text(exchange), self._statuses_line() or first]
+        t.lines = [self._damage_text(exchange, point_first=True), self._statuses_line() or first]
         t.options = [Option(OptionKind.CONTINUE, "Apply damage")]
         order = [g.players[(g.active + k) % len(g.players)] for k in range(len(g.players))]
         for player in order:
@@ -1085,25 +1095,32 @@ class GameFlow:
                    offense=exchange.offense.describe(), defense=exchange.defense.describe(),
                    health={p.name: g.health(p) for p in g.players}, cp={p.name: p.cp for p in g.players})
 
-    def _damage_text(self, exchange: Exchange) -> str:
+    def _damage_text(self, exchange: Exchange, point_first: bool = False) -> str:
+        """What an exchange does: ``Longbow: Bo takes 7 dmg, Ann heals 2`` for the transcript, or
+        with ``point_first`` for the OLED ``7 dmg to Bo, +2 HP Ann: Longbow`` (the amounts before
+        the names, shorter names rather than a cut, the ability only when it fits)."""
         g = self._game
         attacker = g.players[exchange.attacker]
-        parts: list[str] = []
+        facts: list[tuple[str, int, str]] = []  # (what, amount, who)
         if exchange.defender is not None:
-            defender = g.players[exchange.defender]
-            taken = 0 if exchange.damage is None else exchange.damage.total
-            if exchange.defense.negate:
-                taken = 0
-            taken += exchange.collateral
-            parts.append(f"{defender.name} takes {taken} dmg")
+            taken = 0 if exchange.damage is None or exchange.defense.negate else exchange.damage.total
+            facts.append(("dmg", taken + exchange.collateral, g.players[exchange.defender].name))
         if exchange.counter:
-            parts.append(f"{attacker.name} takes {exchange.counter} back")
+            facts.append(("back", exchange.counter, attacker.name))
         if exchange.offense.heal:
-            parts.append(f"{attacker.name} heals {exchange.offense.heal}")
+            facts.append(("heal", exchange.offense.heal, attacker.name))
         if exchange.defense.heal and exchange.defender is not None:
-            parts.append(f"{g.players[exchange.defender].name} heals {exchange.defense.heal}")
+            facts.append(("heal", exchange.defense.heal, g.players[exchange.defender].name))
         if exchange.offense.cp:
-            parts.append(f"{attacker.name} {exchange.offense.cp:+d} CP")
+            facts.append(("cp", exchange.offense.cp, attacker.name))
+        if point_first:
+            forms = {"dmg": "{n} dmg to {who}", "back": "{n} dmg back to {who}", "heal": "+{n} HP {who}", "cp": "{n:+d} CP {who}"}
+            return _point_first(
+                lambda name: ", ".join(forms[what].format(n=n, who=name(who)) for what, n, who in facts) or "No damage",
+                exchange.ability or "",
+            )
+        forms = {"dmg": "{who} takes {n} dmg", "back": "{who} takes {n} back", "heal": "{who} heals {n}", "cp": "{who} {n:+d} CP"}
+        parts = [forms[what].format(n=n, who=who) for what, n, who in facts]
         return f"{exchange.ability}: " + (", ".join(parts) if parts else "no damage")
 
     # ================================================================================ fixes

@@ -11,13 +11,19 @@ outputs need no hand-wired branches.
 >>> from rules.dicethrone.game import Game
 >>> view = GameFlow(Game.new(["barbarian", "moon-elf"])).view()
 >>> oled_screen(view).title, led_status(view).value
-('Main 1 Player 1', 'waiting_for_input')
+('Main 1 Player 1', 'waiting-for-input')
 """
 
 from __future__ import annotations
 
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from firmware_host.events import TrayEvent, TrayEventKind
+from hardware.errors import HardwareError
 from hardware.lights import TrayStatus
 from hardware.screens import DieCell, PlayerStatus, ScreenState
 from rules.dicethrone.game import Phase
@@ -27,6 +33,8 @@ from vision.types import DieReading
 if TYPE_CHECKING:
     from firmware_host.choice_flow import ChoiceFlow
     from firmware_host.game_flow import FlowView, GameFlow
+
+log = logging.getLogger(__name__)
 
 _PHASE_NAMES = {
     Phase.UPKEEP: "Upkeep", Phase.INCOME: "Income", Phase.MAIN_1: "Main 1",
@@ -47,9 +55,42 @@ _PROMPTS = {
 }
 
 
+DENSE_CHARS = 32
+"""Characters of a dense line across the screen (misc-fixed 4x6 in 128 pixels)."""
+TITLE_CHARS = 21
+"""Characters of the title line (the tray's 5x7 capitals, 6 pixels a character, in 126 pixels)."""
+
+
 def short(name: str, width: int = 8) -> str:
     """A name cut to ``width`` characters for the small screen."""
     return name if len(name) <= width else name[: width - 1] + "."
+
+
+def short_name(name: str, width: int) -> str:
+    """A player's name in at most ``width`` characters, the readable way: a numbered name keeps
+    its number (``Player 2`` -> ``P2``, which a cut would lose), any other is cut with a dot."""
+    number = re.search(r"(\d+)$", name)
+    if len(name) > width and number and len(name) > len(number.group(1)) and len(number.group(1)) < width:
+        return name[0] + number.group(1)
+    return short(name, width)
+
+
+def point_first(point: Callable[[Callable[[str], str]], str], context: str = "", width: int = DENSE_CHARS) -> str:
+    """A line that says its point first and fits ``width`` characters without cutting a number:
+    ``point(name)`` writes the point with each player's name passed through ``name``; the names
+    are shortened until it fits (``Player 1`` -> ``P1``, ``Barbarian`` -> ``Barba.``), and
+    ``context`` follows after a colon only when it fits whole.
+
+    >>> point_first(lambda name: f"7 dmg to {name('Player 1')}, +2 HP {name('Player 1')}", "Longbow")
+    '7 dmg to P1, +2 HP P1: Longbow'
+    """
+    for size in (width, 8, 6, 4, 2):
+        line = point(lambda name: short_name(name, size))
+        if len(line) <= width:
+            break
+    if context and len(line) + 2 + len(context) <= width:
+        line += f": {context}"
+    return line
 
 
 def symbol_codes(hero: Hero) -> dict[str, str]:
@@ -216,20 +257,95 @@ class Light(Protocol):
     def show(self, status: TrayStatus) -> None: ...
 
 
+PageSink = Callable[[ScreenState, TrayStatus], None]
+"""Where the page's view goes (the table app): the game's screen and the LED, not the PIN over it."""
+
+
+@dataclass(frozen=True)
+class TrayCondition:
+    """What the tray itself is going through, from its :class:`~firmware_host.events.TrayEvent`
+    values: drawn over the game's screen."""
+
+    camera_lost: bool = False
+    log_not_saved: bool = False
+    pin: str | None = None
+    """The pairing PIN while it is shown, else None."""
+    url: str = ""
+    """The table app's address, shown (and as a QR code) with the PIN."""
+
+    def after(self, event: TrayEvent) -> TrayCondition:
+        """The condition once ``event`` happened."""
+        kind = event.kind
+        if kind in (TrayEventKind.CAMERA_LOST, TrayEventKind.CAMERA_BACK):
+            return replace(self, camera_lost=kind is TrayEventKind.CAMERA_LOST)
+        if kind in (TrayEventKind.ROLL_LOG_DOWN, TrayEventKind.ROLL_LOG_BACK):
+            return replace(self, log_not_saved=kind is TrayEventKind.ROLL_LOG_DOWN)
+        if kind is TrayEventKind.PAIRING:
+            return replace(self, pin=event.data.get("pin"), url=str(event.data.get("url", "")))
+        return self
+
+
+def tray_view(screen: ScreenState, status: TrayStatus, condition: TrayCondition) -> tuple[ScreenState, TrayStatus]:
+    """The game's screen and LED with what the tray is going through drawn over them (CAMERA LOST,
+    LOG NOT SAVED), as the table app's page shows them too."""
+    if condition.camera_lost:
+        screen = replace(
+            screen, banner="CAMERA LOST", lines=("Check the camera cable",), selected=None, prompt="Retrying...",
+        )  # fmt: skip
+        status = TrayStatus.CAMERA_LOST
+    if condition.log_not_saved:
+        screen = replace(screen, prompt="LOG NOT SAVED")
+    return screen, status
+
+
+def pairing_screen(pin: str, url: str, *, log_not_saved: bool = False) -> ScreenState:
+    """The pairing screen: the PIN first, then the address without its scheme (host, then port,
+    so neither is cut beside the code), what to do, and a QR code of the address to scan; an
+    unsaved roll log still says so."""
+    where = url.removeprefix("http://").rstrip("/")
+    host, colon, port = where.rpartition(":")
+    address = (host, colon + port) if colon and not where.endswith("]") else (where,)
+    return ScreenState(
+        banner=f"PIN {pin}",
+        lines=(*(address if where else ()), "Scan the QR,", "type the PIN"),
+        prompt="LOG NOT SAVED" if log_not_saved else "",
+        qr=url,
+    )
+
+
 class Presenters:
-    """Subscribes the OLED and the LED to a flow's event stream: after each event (and on
-    :meth:`refresh`) what changed is shown. Use as the flow's ``on_event``, or call it yourself."""
+    """The OLED and the LED as subscribers of the event stream: after each event (and on
+    :meth:`refresh`) the screen and the LED are worked out again from the flow and the tray's
+    condition, and drawn only when they changed. No event, no drawing.
+
+    Use as the flow's ``on_event`` or subscribe it to the service's
+    :class:`~firmware_host.events.EventStream`.
+
+    :param page: called with the page's view (the game's screen and LED) when it changes, or None.
+    """
 
     def __init__(
-        self, flow: GameFlow | ChoiceFlow | None = None, *, display: Screen | None = None, light: Light | None = None
+        self,
+        flow: GameFlow | ChoiceFlow | None = None,
+        *,
+        display: Screen | None = None,
+        light: Light | None = None,
+        page: PageSink | None = None,
     ) -> None:
         self.flow = flow
         self.display = display
         self.light = light
+        self.page = page
+        self.condition = TrayCondition()
         self.shown_screen: ScreenState | None = None
         self.shown_status: TrayStatus | None = None
+        self.screens_shown = 0
+        """Screens drawn and sent to the display."""
+        self._page_view: tuple[ScreenState, TrayStatus] | None = None
 
     def __call__(self, event: object) -> None:
+        if isinstance(event, TrayEvent):
+            self.condition = self.condition.after(event)
         self.refresh()
 
     def refresh(self) -> None:
@@ -244,11 +360,25 @@ class Presenters:
         else:
             view = self.flow.view()
             screen, status = oled_screen(view), led_status(view)
+        screen, status = tray_view(screen, status, self.condition)
+        page_view = (screen, status)
+        if self.condition.pin is not None:
+            screen = pairing_screen(self.condition.pin, self.condition.url, log_not_saved=self.condition.log_not_saved)
         if screen != self.shown_screen:
             if self.display is not None:
-                self.display.show(render_screen(screen))
+                try:
+                    self.display.show(render_screen(screen))
+                except HardwareError as error:
+                    log.warning("the display failed: %s", error)
             self.shown_screen = screen
+            self.screens_shown += 1
         if status != self.shown_status:
             if self.light is not None:
-                self.light.show(status)
+                try:
+                    self.light.show(status)
+                except HardwareError as error:
+                    log.warning("the status LED failed: %s", error)
             self.shown_status = status
+        if page_view != self._page_view and self.page is not None:
+            self._page_view = page_view
+            self.page(*page_view)

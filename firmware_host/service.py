@@ -5,8 +5,14 @@ One frame at a time::
     FrameSource.read() -> SettleDetector.update()            every frame (about 1 ms at 640x480)
                        -> DiceReader.read()                  only on the frame that decides "settled"
                        -> GameFlow.on_reading()              the game moves on
-                       -> RollLog, StatusLight, Display      what changed is logged and shown
+                       -> EventStream                        the game's events and the tray's
     TrayButtons -> GameFlow.on_button()                      between frames
+
+Every output subscribes to :attr:`TrayService.events`: the journal, the roll log, the display and
+the LED (:class:`firmware_host.presenters.Presenters`: they redraw when an event comes and only
+then), the table app and MQTT. The service adds the tray's own events
+(:class:`firmware_host.events.TrayEvent`: dice moving, a press or a reading taken, the camera lost
+and back, the roll log down and back, the pairing PIN up and down) to the game's.
 
 Faults never stop the loop: a corrupt frame is skipped with a warning; a camera that stops delivering
 frames shows CAMERA LOST (LED and display) and is reopened with a growing backoff, the game waiting
@@ -25,7 +31,7 @@ flushed.
 
 from __future__ import annotations
 
-import dataclasses
+import ipaddress
 import itertools
 import logging
 import signal
@@ -35,12 +41,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
 
 from firmware_host.config import Config
-from firmware_host.events import EventStream
+from firmware_host.events import EventStream, TrayEvent, TrayEventKind, game_events
+from firmware_host.presenters import Presenters
 from firmware_host.web.state import table_state
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
 from firmware_host.rolllog import RollLog
@@ -48,7 +56,7 @@ from firmware_host.sdnotify import Notifier, watchdog_interval
 from hardware.camera import ReplayFinished, WatchedSource, open_camera
 from hardware.errors import CameraUnavailable, CaptureStopped, HardwareError
 from hardware.lights import TrayStatus
-from hardware.screens import ScreenState, render_screen
+from hardware.screens import ScreenState
 from vision.errors import VisionError
 from vision.settle import SettleDetector, SettleState
 from vision.types import FrameReading
@@ -82,6 +90,10 @@ BACKUP_EVERY_S = 3600.0
 ROLL_LOG_FAILED_SCREEN = ScreenState(banner="LOG FAILED", lines=("Rolls not saved", "Check the SD card"), prompt="Tray stopped")
 """What the display is left showing when the service stopped because the roll log could not be written."""
 
+# Seconds the pairing screen (PIN, address, QR code) stays up when `dicetray run` starts with the
+# table app, unless a button press takes it down first.
+PAIRING_AT_START_S = 30.0
+
 # Flow events whose outcome is part of the game's record; corrections have their own table.
 SCORED_EVENTS = frozenset({"roll", "ability", "target", "defense", "damage", "undo", "game_over"})
 
@@ -105,9 +117,7 @@ class Flow(Protocol):
 
     def on_rolling(self) -> None: ...
 
-    def screen(self) -> ScreenState: ...
-
-    def status(self) -> TrayStatus: ...
+    def view(self) -> Any: ...
 
 
 class Light(Protocol):
@@ -134,7 +144,6 @@ class ServiceStats:
     camera_losses: int = 0
     reconnects: int = 0
     buttons: int = 0
-    screens_shown: int = 0
     roll_log_failures: int = 0
     same_after_reconnect: int = 0
     """Settled readings after a camera reconnect that were the roll already taken."""
@@ -180,6 +189,9 @@ class TrayService:
     :param last_reading: for a game resumed after a restart, the last reading the roll log holds:
         dice still lying in the tray as they were are that roll, not a new one (as after a camera
         reconnect, :func:`same_dice`).
+    :param pairing_at_start_s: with the table app, show the pairing screen (PIN, address and its QR
+        code) for this many seconds from the start; the first button press takes it down (and
+        does nothing else). None: only when a phone asks for it.
     """
 
     def __init__(
@@ -205,12 +217,13 @@ class TrayService:
         read_limit_s: float | None = READ_LIMIT_S,
         game_store: Any = None,
         last_reading: FrameReading | None = None,
+        pairing_at_start_s: float | None = None,
     ) -> None:
         self.game_store = game_store
         self.events = EventStream()
-        """The game events, published as the flow emits them; outputs subscribe."""
-        self.events.subscribe(self._journal)
-        self.events.subscribe(self._log_event)
+        """The game's events as the flow emits them and the tray's own; outputs subscribe."""
+        self.events.subscribe(game_events(self._journal))
+        self.events.subscribe(game_events(self._log_event))
         self._stop = threading.Event()
         if read_limit_s is not None:
             limit = read_limit_s
@@ -225,7 +238,7 @@ class TrayService:
         self._last_housekeeping = float("-inf")
         self.live = live
         if hasattr(live, "on_event"):
-            self.events.subscribe(live.on_event)  # the table app pushes every game event
+            self.events.subscribe(game_events(live.on_event))  # the table app pushes every game event
         self.reader = reader
         self.flow = flow
         self.display = display
@@ -239,6 +252,9 @@ class TrayService:
         self._frame_period = 1.0 / fps if fps else None
         self._closers = list(closers)
         self.stats = ServiceStats()
+        self.presenters = Presenters(flow, display=display, light=light, page=self._publish_page)  # type: ignore[arg-type]
+        """The display and the LED, subscribed last: they show what every other output has seen."""
+        self.events.subscribe(self.presenters)
 
         self._source: FrameSource | None = None
         self._camera_error: str | None = None
@@ -251,9 +267,10 @@ class TrayService:
             self._last_roll, self._reconnected = last_reading, True
         self._closed = False
         self._started = False
-        self._shown_screen: ScreenState | None = None
-        self._shown_status: TrayStatus | None = None
-        self._page_view: tuple[ScreenState, TrayStatus] | None = None
+        self._pin_shown: str | None = None
+        self._pairing_at_start_s = pairing_at_start_s
+        self._start_pairing_up = False
+        """The pairing screen shown at the start is up: a press takes it down."""
         self._last_state = SettleState.ROLLING
         self._last_reading_id: str | None = None
         self._roll_log_down_since: float | None = None
@@ -277,6 +294,11 @@ class TrayService:
     def camera_lost(self) -> bool:
         return self._camera_error is not None
 
+    @property
+    def shown_screen(self) -> ScreenState | None:
+        """What the display shows now (None before the first screen)."""
+        return self.presenters.shown_screen
+
     def start(self) -> None:
         """Opens the camera (a camera missing at start is handled like one lost later), shows the
         first screen and tells systemd the service is ready."""
@@ -293,7 +315,11 @@ class TrayService:
             self._log_row(lambda roll_log: _raise(error))
         self._sync_game_record()  # the game's first actions (or a resumed game's place) are on disk now
         self._try_open(first=True)
-        self._refresh()
+        if self._pairing_at_start_s is not None and hasattr(self.live, "show_pin"):
+            self.live.show_pin(self._pairing_at_start_s)
+            self._start_pairing_up = True
+        self.events.publish(TrayEvent(TrayEventKind.STARTED))
+        self._watch_pairing()
         self.notifier.ready("reading the tray" if not self.camera_lost else "waiting for the camera")
         log.info("tray service running")
 
@@ -335,6 +361,7 @@ class TrayService:
     def step(self) -> None:
         """One turn of the loop: buttons, then one frame (or a camera reconnect attempt)."""
         self._handle_buttons()
+        self._watch_pairing()
         if self._source is None:
             self._reconnect()
             return
@@ -364,6 +391,7 @@ class TrayService:
         self.stats.frames += 1
         if update.state is SettleState.ROLLING and self._last_state is not SettleState.ROLLING:
             self.flow.on_rolling()
+            self.events.publish(TrayEvent(TrayEventKind.DICE_MOVING))
             if self.live is not None:
                 self.live.clear_reading()
         self._last_state = update.state
@@ -371,7 +399,6 @@ class TrayService:
         if update.settled:
             self.stats.settles += 1
             reading = self._read(frame)
-        self._refresh()
         if self.live is not None:
             # After the display: the table's own screen comes first. Cheap: a copy at most max_fps.
             self.live.publish_frame(frame, reading)
@@ -455,10 +482,19 @@ class TrayService:
             return reading_id
 
         self._log_row(reading_and_score)
+        self.events.publish(TrayEvent(TrayEventKind.READ))
         return reading
 
     def _handle_buttons(self) -> None:
         presses: Iterable[Any] = self.buttons.drain() if self.buttons is not None else ()
+        if self._start_pairing_up and self._pin_shown is not None:
+            pressed = list(presses)
+            if pressed:
+                # The first press takes the start's pairing screen down, so nobody presses blind.
+                self.stats.buttons += 1
+                self.live.show_pin(-1.0)
+                self._start_pairing_up = False
+                presses = pressed[1:]
         if hasattr(self.live, "drain"):
             # The table app's actions, pressed on a phone: worked out press by press, lazily.
             presses = itertools.chain(presses, self.live.drain(self.flow))
@@ -470,7 +506,7 @@ class TrayService:
                 self._handle_events(self._to_flow(apply, self.flow))
             else:
                 self._handle_events(self._to_flow(self.flow.on_button, event))
-            self._refresh()
+            self.events.publish(TrayEvent(TrayEventKind.PRESSED, {"button": str(getattr(event, "value", event))}))
 
     def _to_flow(self, handler: Callable[[Any], Sequence[Any]], value: Any) -> Sequence[Any]:
         """Hands a reading or a press to the game; a project error there is logged, not fatal: a
@@ -526,10 +562,12 @@ class TrayService:
                 # Once per outage: the rows are kept and retried with every later write.
                 log.warning("%s", error)
                 self._roll_log_down_since = self._clock()
+                self.events.publish(TrayEvent(TrayEventKind.ROLL_LOG_DOWN))
             return None
         if self._roll_log_down_since is not None and not self.roll_log.pending:
             log.info("roll log %s is written again", self.roll_log.path)
             self._roll_log_down_since = None
+            self.events.publish(TrayEvent(TrayEventKind.ROLL_LOG_BACK))
         return row_id
 
     def _fail(self, reason: str) -> None:
@@ -543,44 +581,21 @@ class TrayService:
     def _close_display_failed(self) -> None:
         self.display.close(leave=ROLL_LOG_FAILED_SCREEN)
 
-    def _refresh(self) -> None:
-        """Shows the flow's screen and status, only when they changed."""
-        screen = self.flow.screen()
-        status = self.flow.status()
-        if self._camera_error is not None:
-            screen = dataclasses.replace(
-                screen, banner="CAMERA LOST", lines=("Check the camera cable",), selected=None,
-                prompt="Retrying...",
-            )  # fmt: skip
-            status = TrayStatus.CAMERA_LOST
-        if self._roll_log_down_since is not None:
-            screen = dataclasses.replace(screen, prompt="LOG NOT SAVED")
-        page_view = (screen, status)  # what the page shows: the game's screen, not the PIN over it
+    def _watch_pairing(self) -> None:
+        """Puts the PIN up (or takes it down) when the table app asks for it: the PIN's time on
+        the display is kept by the table app, so the service looks each turn of the loop (a lock
+        and a clock read) and turns a change into an event."""
         pin = self.live.pin_shown() if hasattr(self.live, "pin_shown") else None
-        if pin is not None:
-            # A phone is pairing: the PIN, and where the page is for the next phone; an unsaved
-            # roll log still says so.
-            where = str(getattr(self.live, "url", "")).removeprefix("http://").rstrip("/")
-            prompt = "LOG NOT SAVED" if self._roll_log_down_since is not None else "Type it on the phone"
-            screen = dataclasses.replace(screen, banner=f"PIN {pin}", lines=(where,), selected=None, dense=False, prompt=prompt)
-        if screen != self._shown_screen:
-            try:
-                self.display.show(render_screen(screen))
-            except HardwareError as error:
-                log.warning("the display failed: %s", error)
-            self._shown_screen = screen
-            self.stats.screens_shown += 1
-        if status != self._shown_status:
-            if self.light is not None:
-                try:
-                    self.light.show(status)
-                except HardwareError as error:
-                    log.warning("the status LED failed: %s", error)
-            self._shown_status = status
-        if page_view != self._page_view and self.live is not None:
-            self._page_view = page_view
+        if pin != self._pin_shown:
+            self._pin_shown = pin
+            self._start_pairing_up = self._start_pairing_up and pin is not None
+            self.events.publish(TrayEvent(TrayEventKind.PAIRING, {"pin": pin, "url": phone_url(self.live)}))
+
+    def _publish_page(self, screen: ScreenState, status: TrayStatus) -> None:
+        """The presenters' page sink: the table app shows the game's screen, not the PIN over it."""
+        if self.live is not None:
             self.live.publish_state(
-                {"screen": page_view[0], "status": status, "camera_lost": self._camera_error, "table": table_state(self.flow)}
+                {"screen": screen, "status": status, "camera_lost": self._camera_error, "table": table_state(self.flow)}
             )
 
     # -- camera -----------------------------------------------------------------------------------
@@ -596,7 +611,8 @@ class TrayService:
             else:
                 self._camera_error = str(error)
             return False
-        if self._camera_error is not None:
+        back = self._camera_error is not None
+        if back:
             log.info("camera back after %d attempts; the game goes on", self._reconnect_attempt)
             self.stats.reconnects += 1
             self._reconnected = True
@@ -606,6 +622,8 @@ class TrayService:
         # Frames from before the loss are not comparable with the new ones.
         self.detector.reset()
         self._last_state = SettleState.ROLLING
+        if back:
+            self.events.publish(TrayEvent(TrayEventKind.CAMERA_BACK))
         return True
 
     def _lose_camera(self, reason: str) -> None:
@@ -621,7 +639,7 @@ class TrayService:
         self._reconnect_attempt = 0
         self._next_reconnect_at = self._clock() + RECONNECT_DELAYS[0]
         self.notifier.status(f"camera lost: {reason}")
-        self._refresh()
+        self.events.publish(TrayEvent(TrayEventKind.CAMERA_LOST, {"reason": reason}))
 
     def _reconnect(self) -> None:
         now = self._clock()
@@ -633,7 +651,6 @@ class TrayService:
             return
         self._reconnect_attempt += 1
         if self._try_open():
-            self._refresh()
             return
         delay = RECONNECT_DELAYS[min(self._reconnect_attempt, len(RECONNECT_DELAYS) - 1)]
         self._next_reconnect_at = self._clock() + delay
@@ -737,6 +754,20 @@ def same_dice(a: FrameReading, b: FrameReading) -> bool:
         else:
             return False
     return True
+
+
+def phone_url(live: Any) -> str:
+    """The table app's address for a phone to open: the first with an IPv4 address that is not
+    loopback (a phone may not resolve ``NAME.local``), else the first there is; empty without one."""
+    urls = [str(url) for url in getattr(live, "urls", ()) or ()]
+    for url in urls:
+        try:
+            address = ipaddress.ip_address(urlsplit(url).hostname or "")
+        except ValueError:
+            continue
+        if address.version == 4 and not address.is_loopback:
+            return url
+    return urls[0] if urls else ""
 
 
 def _raise(error: RollLogError) -> str:
@@ -872,6 +903,7 @@ def build_service(
         live=live,
         housekeeping=housekeeping,
         backup_every_s=BACKUP_EVERY_S,
+        pairing_at_start_s=PAIRING_AT_START_S if live is not None else None,
     )
     if mqtt is not None:
         service.events.subscribe(mqtt.on_event)  # one more output of the event stream

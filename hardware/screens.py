@@ -15,6 +15,9 @@ One dataclass covers every phase; each part is drawn only when it is filled, top
     | prompt                         |  prompt: what to do now ("NEXT: roll", "discard to 6")
     +--------------------------------+
 
+A screen with a ``qr`` text (the pairing screen: the table app's address) has the QR code at its
+right, full height, and every other part drawn in the room left of it.
+
 >>> state = ScreenState(title="Ana: Offense", attempt=(1, 3),
 ...                     dice=(DieCell("SWD"), DieCell("SWD"), DieCell.unknown()),
 ...                     lines=("Sword Slash\\t4 dmg",), prompt="Reroll the marked die")
@@ -32,6 +35,7 @@ from PIL import Image, ImageDraw
 
 from hardware.errors import HardwareError
 from hardware.font import BitmapFont, load_font
+from hardware.qr import qr_image, qr_modules
 
 __all__ = [
     "WIDTH",
@@ -52,9 +56,9 @@ MAX_PLAYERS = 4
 MAX_DICE = 8
 
 _TITLE_HEIGHT = 9
-_PLAYERS_HEIGHT = 7
+_PLAYERS_HEIGHT = 8  # a pixel above the 4x6 text, and its descender row clear of the edge
 _DICE_BOX_HEIGHT = 11
-_DICE_ROW_HEIGHT = 14  # box, a gap, the keep bar, a gap
+_DICE_ROW_HEIGHT = 14  # box, a gap, the keep bar (one row), a gap
 _FOOTER_HEIGHT = 9  # dotted rule, a gap, one line of the regular font
 
 
@@ -107,6 +111,7 @@ class ScreenState:
     :param selected: index into ``lines`` of the highlighted choice (drawn inverted).
     :param dense: draw ``lines`` in the small font (more, shorter-glyph lines).
     :param prompt: the bottom line: what to do now.
+    :param qr: text drawn as a QR code at the right (the table app's address), or empty.
     """
 
     title: str = ""
@@ -119,6 +124,7 @@ class ScreenState:
     selected: int | None = None
     dense: bool = False
     prompt: str = ""
+    qr: str = ""
 
     def __post_init__(self) -> None:
         # Lists are accepted for convenience and frozen into tuples so the state stays hashable.
@@ -138,6 +144,10 @@ class ScreenState:
             raise InvalidScreenState(f"die_cursor {self.die_cursor!r} is not a die index (0-{len(self.dice) - 1})")
         if self.selected is not None and not 0 <= self.selected < len(self.lines):
             raise InvalidScreenState(f"selected {self.selected!r} is not a line index (0-{len(self.lines) - 1})")
+        if self.qr and len(qr_modules(self.qr)) + 2 > HEIGHT:
+            raise InvalidScreenState(
+                f"qr {self.qr[:40]!r}... needs a QR code of {len(qr_modules(self.qr))} modules, more than {HEIGHT - 2} pixels hold"
+            )
 
     def text(self) -> str:
         """The screen as plain text, one part per line, for transcripts and logs.
@@ -172,6 +182,8 @@ class ScreenState:
             out.append(marker + line.replace("\t", "  "))
         if self.prompt:
             out.append(f"> {self.prompt}")
+        if self.qr:
+            out.append(f"qr: {self.qr}")
         return "\n".join(out)
 
 
@@ -183,32 +195,38 @@ def render_screen(state: ScreenState) -> Image.Image:
     """Draw ``state`` as a new 128x64 mode "1" image (1 = lit pixel). Pure: same state, same pixels."""
     regular = load_font("tray5x7")
     body = load_font("fixed5x7")
-    small = load_font("tray3x5")
+    small = load_font("fixed4x6")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     draw = ImageDraw.Draw(image)
+    width = WIDTH
+    if state.qr:
+        code = qr_image(state.qr, HEIGHT)
+        image.paste(code, (WIDTH - code.width, (HEIGHT - code.height) // 2))
+        width = WIDTH - code.width - 2  # a dark gap between the text and the code's quiet zone
     y = 0
     if state.title or state.attempt:
-        _draw_title(image, draw, regular, state.title, state.attempt)
+        _draw_title(image, draw, regular, state.title, state.attempt, width)
         y = _TITLE_HEIGHT + 1
     if state.players:
-        _draw_players(image, draw, small, state.players, y)
+        _draw_players(image, draw, small, state.players, y, width)
         y += _PLAYERS_HEIGHT + 1
     if state.dice:
-        _draw_dice(image, draw, regular, small, state.dice, state.die_cursor, y)
+        _draw_dice(image, draw, regular, small, state.dice, state.die_cursor, y, width)
         y += _DICE_ROW_HEIGHT
     bottom = HEIGHT
     if state.prompt:
         bottom = HEIGHT - _FOOTER_HEIGHT
-        for x in range(0, WIDTH, 2):
+        for x in range(0, width, 2):
             draw.point((x, bottom), fill=1)
-        body.draw(image, (0, bottom + 2), body.fit(state.prompt, WIDTH))
+        prompt_font = body if _fits(body, state.prompt, width) else small
+        prompt_font.draw(image, (0, bottom + 2), prompt_font.fit(state.prompt, width))
     if state.banner:
         banner = state.banner.upper()
-        scale = 2 if regular.text_width(banner) * 2 <= WIDTH else 1
+        scale = 2 if regular.text_width(banner) * 2 <= width else 1
         height = regular.height * scale
         if y + height <= bottom:
-            x = (WIDTH - regular.text_width(banner) * scale) // 2
-            regular.draw(image, (max(x, 0), y + 1), regular.fit(banner, WIDTH // scale), scale=scale)
+            x = (width - regular.text_width(banner) * scale) // 2
+            regular.draw(image, (max(x, 0), y + 1), regular.fit(banner, width // scale), scale=scale)
             y += height + 3
     font = small if state.dense else body
     for index, line in enumerate(state.lines):
@@ -218,11 +236,18 @@ def render_screen(state: ScreenState) -> Image.Image:
         if y + height > bottom:
             break
         if inverted:
-            draw.rectangle((0, y, WIDTH - 1, y + height - 1), fill=1)
-        _draw_line(image, font, line, (1, y + 1) if inverted else (0, y), WIDTH - 2 if inverted else WIDTH,
-                   0 if inverted else 1)
+            draw.rectangle((0, y, width - 1, y + height - 1), fill=1)
+        room = width - 2 if inverted else width
+        # A line too long for the body font is drawn in the small one rather than cut (or cut later).
+        line_font = small if font is body and not _fits(body, line, room) else font
+        _draw_line(image, line_font, line, (1, y + 1) if inverted else (0, y), room, 0 if inverted else 1)
         y += max(font.line_height, height + 1) if inverted else font.line_height
     return image
+
+
+def _fits(font: BitmapFont, line: str, width: int) -> bool:
+    left, _, right = line.partition("\t")
+    return font.text_width(left) + (font.advance + font.text_width(right) if right else 0) <= width
 
 
 def _draw_line(image: Image.Image, font: BitmapFont, line: str, xy: tuple[int, int], width: int, fill: int) -> None:
@@ -237,13 +262,13 @@ def _draw_line(image: Image.Image, font: BitmapFont, line: str, xy: tuple[int, i
 
 
 def _draw_title(image: Image.Image, draw: ImageDraw.ImageDraw, font: BitmapFont, title: str,
-                attempt: tuple[int, int] | None) -> None:
-    draw.rectangle((0, 0, WIDTH - 1, _TITLE_HEIGHT - 1), fill=1)
-    room = WIDTH - 2
+                attempt: tuple[int, int] | None, width: int) -> None:
+    draw.rectangle((0, 0, width - 1, _TITLE_HEIGHT - 1), fill=1)
+    room = width - 2
     if attempt is not None:
         text = f"{attempt[0]}/{attempt[1]}"
         text_width = font.text_width(text)
-        font.draw(image, (WIDTH - 1 - text_width, 1), text, fill=0)
+        font.draw(image, (width - 1 - text_width, 1), text, fill=0)
         room -= text_width + font.advance
     font.draw(image, (1, 1), font.fit(title, room), fill=0)
 
@@ -270,8 +295,8 @@ def _player_text(font: BitmapFont, player: PlayerStatus, width: int) -> str:
 
 
 def _draw_players(image: Image.Image, draw: ImageDraw.ImageDraw, font: BitmapFont,
-                  players: tuple[PlayerStatus, ...], y: int) -> None:
-    cell = WIDTH // len(players)
+                  players: tuple[PlayerStatus, ...], y: int, width: int) -> None:
+    cell = width // len(players)
     for index, player in enumerate(players):
         x = index * cell
         text = _player_text(font, player, cell - 3)
@@ -284,10 +309,10 @@ def _draw_players(image: Image.Image, draw: ImageDraw.ImageDraw, font: BitmapFon
 
 
 def _draw_dice(image: Image.Image, draw: ImageDraw.ImageDraw, regular: BitmapFont, small: BitmapFont,
-               dice: tuple[DieCell, ...], cursor: int | None, y: int) -> None:
+               dice: tuple[DieCell, ...], cursor: int | None, y: int, width: int) -> None:
     gap = 3
-    box = min(22, (WIDTH - gap * (len(dice) - 1)) // len(dice))
-    left = (WIDTH - (box * len(dice) + gap * (len(dice) - 1))) // 2
+    box = min(22, (width - gap * (len(dice) - 1)) // len(dice))
+    left = (width - (box * len(dice) + gap * (len(dice) - 1))) // 2
     for index, die in enumerate(dice):
         x = left + index * (box + gap)
         corners = (x, y, x + box - 1, y + _DICE_BOX_HEIGHT - 1)
@@ -305,4 +330,5 @@ def _draw_dice(image: Image.Image, draw: ImageDraw.ImageDraw, regular: BitmapFon
         label_y = y + (_DICE_BOX_HEIGHT - font.height) // 2
         font.draw(image, (label_x, label_y), label, fill=0 if die.unreadable else 1)
         if die.keep:
-            draw.rectangle((x, y + _DICE_BOX_HEIGHT + 1, x + box - 1, y + _DICE_BOX_HEIGHT + 2), fill=1)
+            # One row, so a dark row parts it from the box above and from the text below.
+            draw.line((x, y + _DICE_BOX_HEIGHT + 1, x + box - 1, y + _DICE_BOX_HEIGHT + 1), fill=1)

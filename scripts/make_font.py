@@ -1,11 +1,12 @@
 """Converts an X11 PCF bitmap font into the tray's font text format (hardware/font/*.txt).
 
-The display's body font is X.Org's misc-fixed 5x7 (public domain: "Public domain font. Share and
-enjoy."), the font X terminals have drawn small text with for decades: lower case with real
-descenders within its 7 rows, and M, N and H clearly apart. Made with::
+The display's text fonts are X.Org's misc-fixed 5x7 (body text) and 4x6 (the players' strip and
+dense lines), public domain ("Public domain font. Share and enjoy."), the fonts X terminals have
+drawn small text with for decades: lower case with real descenders, and M, N and H apart. Made with::
 
     apt-get download xfonts-base && dpkg-deb -x xfonts-base_*.deb /tmp/xf
     python scripts/make_font.py /tmp/xf/usr/share/fonts/X11/misc/5x7-ISO8859-1.pcf.gz fixed5x7 > hardware/font/fixed5x7.txt
+    python scripts/make_font.py /tmp/xf/usr/share/fonts/X11/misc/4x6-ISO8859-1.pcf.gz fixed4x6 7 > hardware/font/fixed4x6.txt
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def convert(path: str, name: str, line_height: int) -> str:
     lines = [
         f"# {name}: X.Org misc-fixed {path.rsplit('/', 1)[-1]} (public domain: \"Public domain font. Share and enjoy.\"),",
         "# converted by scripts/make_font.py. Each glyph's cell includes its spacing column; the heart,",
-        "# diamond, ellipsis and arrow are the tray's own (tray5x7.txt).",
+        "# diamond, ellipsis and arrow are the tray's own (" + ("tray5x7.txt" if height == 7 else "scripts/make_font.py") + ").",
         f"font {name} {width} {height} {width} {line_height}",
     ]
     for code in [*range(32, 127), 0xD7]:
@@ -45,15 +46,23 @@ def convert(path: str, name: str, line_height: int) -> str:
                 cells.append("#" if lit else ".")
             rows.append("".join(cells))
         lines.append(f"U+{code:04X} " + " ".join(rows))
-    # The symbols the tray draws that Latin-1 lacks come from the tray's own 5x7.
-    own = Path(__file__).resolve().parents[1] / "hardware" / "font" / "tray5x7.txt"
-    for line in own.read_text().splitlines():
-        if line.split(" ", 1)[0] in EXTRA:
-            lines.append(line)
+    # The symbols the tray draws that Latin-1 lacks are the tray's own: the 5x7 ones from tray5x7.txt,
+    # the 4x6 ones below.
+    if height == 7:
+        own = Path(__file__).resolve().parents[1] / "hardware" / "font" / "tray5x7.txt"
+        lines += [line for line in own.read_text().splitlines() if line.split(" ", 1)[0] in EXTRA]
+    else:
+        lines += [f"{code} {rows}" for code, rows in OWN_4X6.items()]
     return "\n".join(lines) + "\n"
 
 
 EXTRA = ("U+2665", "U+2666", "U+2026", "U+2192")  # heart, diamond, ellipsis, arrow
+OWN_4X6 = {
+    "U+2665": "#.#. ###. ###. .#.. .... ....",
+    "U+2666": ".... .#.. ###. .#.. .... ....",
+    "U+2026": ".... .... .... .... #.#. ....",
+    "U+2192": ".... ##.. ###. ##.. .... ....",
+}
 
 
 if __name__ == "__main__":

@@ -25,10 +25,10 @@ from hardware.errors import HardwareError
 
 __all__ = ["BitmapFont", "FontError", "load_font", "parse_font", "FONT_NAMES"]
 
-FONT_NAMES = ("fixed5x7", "tray5x7", "tray3x5")
-"""The fonts shipped in this folder: X.Org's misc-fixed 5x7 for body text (public domain, made by
-``scripts/make_font.py``), the tray's own 5x7 capitals for the title, dice and banners, and a small
-3x5 for the players' strip and dense lines."""
+FONT_NAMES = ("fixed5x7", "fixed4x6", "tray5x7")
+"""The fonts shipped in this folder: X.Org's misc-fixed 5x7 for body text and its 4x6 for the
+players' strip, dense lines and dice labels too wide for the 5x7 (both public domain, made by
+``scripts/make_font.py``), and the tray's own 5x7 capitals for the title, dice and banners."""
 
 _FALLBACK = "?"
 _ELLIPSIS = "\u2026"

@@ -326,11 +326,12 @@ class Game(SnapshotGame[State]):
             return f"{names[s.chooser or 0]} chooses the match-up"
         battle = s.battle
         if s.phase is Phase.UNLOAD or battle is None:
-            return "unload the dice left in the Battle Zone"
+            return "unload the Battle Zone's dice"
         if s.phase is Phase.REROLL:
             return "the battle dice tied: roll them again"
         if s.phase is Phase.BATTLE_STAT:
-            return f"{' and '.join(names[i] for i in battle.stat_choosers)} choose the battle stat"
+            choosers = [names[i] for i in battle.stat_choosers]
+            return f"battle stat: {' and '.join(choosers)} {'choose' if len(choosers) > 1 else 'chooses'}"
         if s.phase is Phase.OPEN:
             return "open the battle dice"
         if s.phase is Phase.POWERS:

@@ -284,10 +284,10 @@ class Game(SnapshotGame[State]):
             Step.SETUP: "place the dice, then play",
             Step.CLEAR_AND_DRAW: f"{name}: draw {DRAW_COUNT} dice",
             Step.ROLL: f"{name}: reroll once, or play",
-            Step.MAIN: f"{name}: buy, field, attack or end",
+            Step.MAIN: "buy, field, attack or end",
             Step.ATTACK: f"{other}: declare blockers",
             Step.BLOCKED: "actions and globals, then damage",
-            Step.DAMAGED: "knock-out effects, then end the turn",
+            Step.DAMAGED: "knock-outs, then end the turn",
             Step.OVER: "a tie" if s.draw else f"winner: {s.players[s.winner or 0].name}",
         }[s.step]
 

@@ -92,5 +92,16 @@ def test_screens_show_life_energy_and_the_menu() -> None:
     screen = flow.screen()
     assert screen.title == "Patricia: roll"
     assert screen.lines[0] == "Patric 10  Jimmy 10"
-    assert screen.lines[1] == "energy mask:1 fist:1 bolt:1 shield:1"
+    assert screen.lines[1] == "Energy 4: 1M 1F 1B 1S"  # the total first, each type by its initial
     render_screen(screen)
+
+
+def test_a_long_step_keeps_the_title_whole_by_shortening_the_name() -> None:
+    from firmware_host.presenters import TITLE_CHARS
+
+    flow, _ = new_flow()
+    state = flow.game.state
+    assert len(f"{state.players[0].name}: clear-and-draw") > TITLE_CHARS
+    state.step = Step.CLEAR_AND_DRAW  # the longest step name, as at the start of a turn
+    title = flow.title()
+    assert title.endswith(": clear-and-draw") and len(title) <= TITLE_CHARS

@@ -102,7 +102,7 @@ def test_a_whole_1v1_turn_from_main_phase_to_the_next_players_income() -> None:
     flow.on_reading(reading(4, 4, 1, 2, 3))  # two feet: Elusive Step prevents half of 6
     # The damage window: nothing is applied yet; the screen shows what it would be now.
     assert flow.step is Step.DAMAGE and game.health(1) == 50
-    assert "Now: Smack: Bo takes 3 dmg" in flow.screen().lines
+    assert "3 dmg to Bo: Smack" in flow.screen().lines
 
     flow.on_button(NEXT)  # apply the damage
     assert game.health(1) == 47 and game.health(0) == 50
@@ -194,7 +194,7 @@ def test_a_misread_defensive_die_is_corrected_and_the_damage_recomputed() -> Non
     flow.on_reading(reading(1, 1, 1, 1, 4))
     flow.on_button(NEXT)  # Smack II, 6 dmg
     flow.on_reading(reading(4, 1, 1, 2, 3))  # one foot: no prevention
-    assert "Now: Smack: Player 2 takes 6 dmg" in flow.screen().lines
+    assert "6 dmg to Player 2: Smack" in flow.screen().lines
     select(flow, OptionKind.FIX, index=1)
     press(flow, NEXT, SELECT, SELECT, SELECT, NEXT)  # 1 -> 4: two feet
     assert flow.step is Step.DAMAGE

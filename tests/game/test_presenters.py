@@ -45,3 +45,27 @@ def test_the_presenters_follow_the_event_stream(tmp_path: Path) -> None:
     assert presenters.shown_screen == flow.screen()
     light.close()
     display.close()
+
+
+def test_the_damage_window_says_the_damage_first_and_never_cuts_a_number(tmp_path: Path) -> None:
+    import re
+
+    from firmware_host.demo import DemoTable
+    from hardware.font import load_font
+
+    table = DemoTable(tmp_path / "frames", seed=0)
+    shown: list[str] = []
+
+    def damage_lines(event: object) -> None:
+        if table.flow.step is Step.DAMAGE:
+            shown.append(table.flow.screen().lines[0])
+
+    table.service.events.subscribe(damage_lines)
+    table.play()
+    assert shown
+    small = load_font("fixed4x6")
+    for line in shown:
+        assert re.match(r"\d+ dmg to ", line), line
+        drawn = small.fit(line, 128)
+        # Whatever the cut leaves, each number in it is whole.
+        assert all(number in re.findall(r"\d+", line) for number in re.findall(r"\d+", drawn.rstrip("\u2026")))

@@ -288,17 +288,31 @@ def test_bundled_fonts_cover_printable_ascii(name: str) -> None:
     font = load_font(name)
     for code in range(0x20, 0x7F):
         char = chr(code)
-        if char.islower() and name == "tray3x5":
-            continue  # the small font draws lower case with capitals
         assert char in font.glyphs, (name, char)
     for char in "\u2665\u2666\u2026\u2192\u00d7":
         assert char in font.glyphs, (name, char)
     assert repr(font) == f"load_font({name!r})"
 
 
-def test_small_font_draws_lower_case_as_capitals() -> None:
-    font = load_font("tray3x5")
-    assert font.glyph("a") is font.glyph("A")
+def test_the_small_font_is_misc_fixed_4x6_with_m_n_and_h_apart() -> None:
+    font = load_font("fixed4x6")
+    assert (font.width, font.height, font.advance, font.line_height) == (4, 6, 4, 7)  # a row between lines
+    glyphs = [font.glyph(char).tobytes() for char in "MNHW"]
+    assert len(set(glyphs)) == 4
+    assert font.glyph("g") is not font.glyph("G")  # real lower case, with a descender
+    assert font.glyph("g").getpixel((1, 5)) == 1
+
+
+def test_the_players_strip_is_drawn_in_misc_fixed_4x6() -> None:
+    from hardware.screens import _PLAYERS_HEIGHT, _TITLE_HEIGHT
+
+    image = render_screen(ScreenState(players=(PlayerStatus("Mgn", 50, 2),)))
+    small = load_font("fixed4x6")
+    expected = Image.new("1", (128, 64))
+    small.draw(expected, (1, 1), "Mgn \u266550 2CP")
+    assert ImageChops.logical_xor(image, expected).getbbox() is None
+    assert _PLAYERS_HEIGHT >= small.height + 2  # a pixel above the text and one below its descender
+    del _TITLE_HEIGHT
 
 
 def test_unknown_character_is_drawn_as_question_mark() -> None:
@@ -359,7 +373,7 @@ def test_a_highlight_has_a_pixel_of_padding_round_its_text() -> None:
 def test_default_player_names_keep_their_number_when_cut() -> None:
     from hardware.screens import _player_text
 
-    small = load_font("tray3x5")
+    small = load_font("fixed4x6")
     texts = [_player_text(small, PlayerStatus(name, 50, 2), 29) for name in ("Player 1", "Player 2")]
     assert texts[0] != texts[1]
     assert texts[0].startswith("P1") and texts[1].startswith("P2")

@@ -143,3 +143,21 @@ def replay_scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
             cv2.imwrite(str(folder / f"frame_{index:04d}.png"), frame)
             index += 1
     return folder
+
+
+def table_app_service(pins: MockFactory, tmp_path: Path, extra: str = "") -> TrayService:
+    """``build_service`` on the simulated tray with the table app enabled on a free loopback port
+    (``extra``: more lines for its ``[liveview]`` table)."""
+    import socket
+
+    from firmware_host.config import parse_config
+    from firmware_host.service import build_service
+
+    with socket.socket() as probe:  # a port free now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = parse_config(
+        f'camera = "sim"\ngpio = "mock"\ndisplay = "dummy"\nroll_log = "{tmp_path / "rolls.sqlite3"}"\n'
+        f'[liveview]\nenabled = true\nhost = "127.0.0.1"\nport = {port}\n{extra}'
+    )
+    return build_service(config, pin_factory=pins)

@@ -138,8 +138,8 @@ def test_camera_unplugged_mid_game_shows_it_retries_and_resumes(make_service, fa
         service.step()
     assert service.camera_lost
     assert service.light.status is TrayStatus.CAMERA_LOST
-    assert "CAMERA LOST" in service._shown_screen.banner
-    assert same_image(service.display.image, render_screen(service._shown_screen))
+    assert "CAMERA LOST" in service.shown_screen.banner
+    assert same_image(service.display.image, render_screen(service.shown_screen))
     assert any("camera lost" in r.message for r in caplog.records)
 
     started = clock.now
@@ -409,7 +409,7 @@ def test_a_hung_read_marks_the_camera_lost_and_it_is_reopened(make_service, fake
         service.step()
     assert service.camera_lost
     assert service.light.status is TrayStatus.CAMERA_LOST
-    assert service._shown_screen.banner == "CAMERA LOST"
+    assert service.shown_screen.banner == "CAMERA LOST"
     assert any("hung for more than 1 s" in r.message for r in caplog.records)
     camera.released.set()
     step_until(service, lambda: not service.camera_lost, limit=2000)

@@ -47,11 +47,12 @@ def test_the_pin_goes_on_the_tray_display_while_a_phone_pairs(make_service, repl
     service = make_service(lambda: ReplaySource(replay_scenes), live=web)
     service.start()
     service.step()
-    assert service._shown_screen is not None and service._shown_screen.banner != "PIN 987654"
+    assert service.shown_screen is not None and service.shown_screen.banner != "PIN 987654"
     web.show_pin()
     service.step()
-    assert service._shown_screen.banner == "PIN 987654"
-    assert service._shown_screen.lines == (f"127.0.0.1:{web.port}",)  # where the page is
+    assert service.shown_screen.banner == "PIN 987654"
+    assert service.shown_screen.lines[:2] == ("127.0.0.1", f":{web.port}")  # where the page is
+    assert service.shown_screen.qr == web.url
     # The page goes on seeing the game, not the PIN screen, and every change of it.
     before = json.loads(web.state_json())
     assert before["screen"]["banner"] != "PIN 987654"
@@ -63,7 +64,7 @@ def test_the_pin_goes_on_the_tray_display_while_a_phone_pairs(make_service, repl
     assert after["table"]["selected"] != before["table"]["selected"]
     web.show_pin(seconds=-1)
     service.step()
-    assert service._shown_screen.banner != "PIN 987654"
+    assert service.shown_screen.banner != "PIN 987654"
     service.close()
 
 
@@ -85,29 +86,19 @@ def test_a_roll_log_not_saved_still_says_so_while_the_pin_is_shown(make_service,
     press_until_roll(service)
     sim.roll([6, 6, 6, 6, 6])
     step_until(service, lambda: service.stats.readings == 1)
-    assert service._shown_screen is not None and service._shown_screen.prompt == "LOG NOT SAVED"
+    assert service.shown_screen is not None and service.shown_screen.prompt == "LOG NOT SAVED"
     web.show_pin()
     service.step()
-    assert service._shown_screen.banner == "PIN 246810"
-    assert service._shown_screen.prompt == "LOG NOT SAVED"  # pairing does not hide the unsaved log
+    assert service.shown_screen.banner == "PIN 246810"
+    assert service.shown_screen.prompt == "LOG NOT SAVED"  # pairing does not hide the unsaved log
     assert json.loads(web.state_json())["screen"]["prompt"] == "LOG NOT SAVED"  # nor does the page
     service.close()
 
 
 def test_the_table_app_the_service_builds_answers_the_configured_names_only(pins, tmp_path: Path) -> None:
-    from firmware_host.config import parse_config
-    from firmware_host.service import build_service
+    from tests.service.conftest import table_app_service
 
-    import socket
-
-    with socket.socket() as probe:  # a port free now
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = parse_config(
-        f'camera = "sim"\ngpio = "mock"\ndisplay = "dummy"\nroll_log = "{tmp_path / "rolls.sqlite3"}"\n'
-        f'[liveview]\nenabled = true\nhost = "127.0.0.1"\nport = {port}\nnames = ["dice.example.net"]\n'
-    )
-    service = build_service(config, pin_factory=pins)
+    service = table_app_service(pins, tmp_path, 'names = ["dice.example.net"]\n')
     try:
         assert isinstance(service.live, TrayWeb)
         with httpx.Client(base_url=f"http://127.0.0.1:{service.live.port}", timeout=10) as http:

@@ -79,7 +79,7 @@ class Table:
 
     def oled_banner(self) -> str | None:
         """The banner the tray's display shows now (the PIN while a phone pairs)."""
-        screen = self.service._shown_screen
+        screen = self.service.shown_screen
         return screen.banner if screen is not None else None
 
     def _run(self) -> None:
