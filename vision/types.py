@@ -26,7 +26,9 @@ class DieReading:
     ``value`` is the number 1-6, or ``None`` when the status is not ``ok``. ``face`` is the face label
     (``"4"`` for pips, a profile's label for a calibrated die). ``box`` is x, y, width, height in pixels
     of the top face. ``reason`` says why a die that is not ``ok`` was not read (``"unsure: 3 or 5"``);
-    ``candidates`` are the faces an unsure die may show, likeliest first.
+    ``candidates`` are the faces an unsure die may show, likeliest first, and ``candidate_values``
+    their numbers when known (a calibrated die's ``sword-1`` and ``sword-3`` are 1 and 3); ``symbol``
+    is set on an unsure die whose candidates all show that symbol.
     """
 
     value: int | None
@@ -37,6 +39,7 @@ class DieReading:
     symbol: str | None = None
     reason: str | None = None
     candidates: tuple[str, ...] = ()
+    candidate_values: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -55,6 +58,8 @@ class DieReading:
             data["reason"] = self.reason
         if self.candidates:
             data["candidates"] = list(self.candidates)
+        if self.candidate_values:
+            data["candidate_values"] = list(self.candidate_values)
         return data
 
     @classmethod
@@ -69,6 +74,7 @@ class DieReading:
             symbol=data.get("symbol"),
             reason=data.get("reason"),
             candidates=tuple(str(c) for c in data.get("candidates", ())),
+            candidate_values=tuple(int(v) for v in data.get("candidate_values", ())),
         )
 
 
