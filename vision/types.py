@@ -45,6 +45,18 @@ class DieReading:
     def ok(self) -> bool:
         return self.status is DieStatus.OK and self.value is not None
 
+    def text(self) -> str:
+        """The die in a roll's text, without spaces: its number (``4``); for a die with a symbol
+        (a calibrated hero die) its face label, number and symbol (``sword-1:1:sword``); for an
+        unsure die the faces it may be (``(sword-1|sword-3)``); else ``?``."""
+        if self.ok:
+            if self.symbol:
+                return f"{self.face or self.value}:{self.value}:{self.symbol}"
+            return str(self.value)
+        if self.candidates:
+            return f"({'|'.join(self.candidates)})"
+        return "?"
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "value": self.value,

@@ -45,3 +45,13 @@ def test_the_presenters_follow_the_event_stream(tmp_path: Path) -> None:
     assert presenters.shown_screen == flow.screen()
     light.close()
     display.close()
+
+
+def test_an_unsure_sword_shows_its_symbol_on_the_dice_line() -> None:
+    from tests.game.test_game_flow import hero_reading, unsure
+
+    flow = GameFlow(Game.new(["barbarian", "moon-elf"]))
+    to_offense(flow)
+    flow.on_reading(hero_reading(unsure(1, 2), 3, 4, 5, 6))
+    cells = oled_screen(flow.view()).dice
+    assert cells[0].label == "?" + symbol_codes(load_hero("barbarian"))["sword"] and cells[0].unreadable
