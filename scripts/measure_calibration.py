@@ -81,12 +81,10 @@ def hero_reads(profile: DieProfile, design: DieDesign, die_px: float, seed: int,
         for truth in tray.truth:
             if truth.status is not DieStatus.OK:
                 continue
-            x, y, w, h = truth.box
-            hits = [d for d in dice if x <= d.box[0] + d.box[2] / 2 <= x + w and y <= d.box[1] + d.box[3] / 2 <= y + h]
-            if not hits:
+            die = truth.found_in(dice)
+            if die is None:
                 outcome["missed"] += 1
                 continue
-            die = hits[0]
             if design is not HERO:
                 outcome["read" if die.ok else "unreadable"] += 1
                 continue
