@@ -17,8 +17,13 @@ Die profiles (:mod:`calibration.profiles`)::
   ``pips``), ``exemplars`` (label -> square crops), ``settings`` (fitted
   :class:`vision.profile_reader.MatcherSettings`), ``classifier()``.
 - :func:`~calibration.build.build_from_folder` / :func:`~calibration.build.build_profile`: checks (an
-  empty folder, a face without examples, two faces alike, corrupt photos) and fitting
+  empty folder, a face without examples, corrupt photos, a photo with no die or several) and fitting
   (:mod:`calibration.fitting`: accept distance and the confidence table, from held-out reads).
+  Faces that look alike are reported, not refused: ``profile.fit["unsure"]``
+  (:class:`~calibration.build.UnsurePair`: the pair, how often the cross-check confused it, the
+  shots that would help).
+- :func:`~calibration.finding.die_crop`: the die of any calibration photo (a crop at any margin, a
+  single-die or a tray photo), found by the learned detector.
 - Errors: :class:`~calibration.errors.ProfileError` (``ValueError``) names the file and the problem;
   :class:`~calibration.errors.CalibrationMissing` (``LookupError``) when there is no such profile.
 

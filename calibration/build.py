@@ -13,13 +13,15 @@ with one die in them. Folders named 1-6 mean that number. Any other label needs 
 
 A face marked ``pips = true`` may have no folder at all. Every problem is a :class:`ProfileError`
 that names the folder or file: an empty folder, a face without examples, a photo without a die or
-with several, two faces that look the same (the pair is named), an unreadable image.
+with several (how many), an unreadable image. Two faces that look alike do not stop a build: the
+profile says which and how many more shots would help (:class:`UnsurePair`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from dataclasses import dataclass
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.errors import ProfileError
-from calibration.fitting import fit
+from calibration.finding import die_crop
+from calibration.fitting import Fit, fit
 from calibration.profiles import DieProfile, check_label, check_name, read_pips
 from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
@@ -45,10 +48,6 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 
 #: Most example crops kept per face: more add little and slow the reader down.
 MAX_EXEMPLARS = 24
-
-#: A photo no larger than this on its longest side, and about square, may be the face crop itself.
-_CROP_LIKE = 200
-
 
 def read_faces_file(path: Path) -> dict[str, dict[str, Any]]:
     """The ``[faces.LABEL]`` tables of a ``faces.toml``; problems name the file and the key."""
@@ -95,32 +94,12 @@ def face_for(label: str, entry: Mapping[str, Any] | None, where: str) -> Calibra
 
 
 def crop_from_image(image: Crop, source: str, detector: BodyDetector | None = None) -> Crop:
-    """The square top-face crop of the one die in a calibration photo.
+    """The square top-face crop of the one die in a calibration photo: a crop of the die at any
+    margin, a single-die photo or a tray photo with one die (:func:`calibration.finding.die_crop`).
 
-    The die is found by its body (artwork faces), else by its pips; a small, square photo with no
-    die found in it is taken to be the face crop itself.
-
-    :raises ProfileError: no die, or several, in the photo (the message names it).
+    :raises ProfileError: no die, or several, in the photo (the message names it and what was seen).
     """
-    detector = detector or BodyDetector()
-    single = detector.find_single(image)
-    if single is not None:
-        return single.crop
-    bodies = [c for c in detector.find(image) if not c.flags & CandidateFlag.TOUCHES_FRAME_EDGE]
-    if len(bodies) == 1:
-        return bodies[0].crop
-    if len(bodies) > 1:
-        raise ProfileError(f"{source!r}: found {len(bodies)} dice; a calibration photo shows one die")
-    pips = [c for c in FaceDetector().find(image) if c.layout is not None]
-    if len(pips) == 1:
-        return pips[0].crop
-    h, w = image.shape[:2]
-    if max(h, w) <= _CROP_LIKE and 0.8 <= w / h <= 1.25:
-        square: Crop = cv2.resize(image, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_AREA)
-        return square
-    if len(pips) > 1:
-        raise ProfileError(f"{source!r}: found {len(pips)} dice; a calibration photo shows one die")
-    raise ProfileError(f"{source!r}: no die found; a calibration photo shows one die on the tray")
+    return die_crop(image, source, bodies=detector)
 
 
 def images_in(folder: Path) -> list[Path]:
@@ -136,10 +115,12 @@ def build_profile(
     seed: int = 0,
     finder: str = "bodies",
 ) -> DieProfile:
-    """A profile from faces and their crops: checks every face has examples (pip faces excepted)
-    and no two faces look alike, then fits the matcher.
+    """A profile from faces and their crops: checks every face has examples (pip faces excepted),
+    then fits the matcher. Faces that look alike do not stop it: the profile's ``fit["unsure"]``
+    says which pairs the cross-check confused and how many more shots would help
+    (:func:`unsure_pairs`), and at the table such a face reads ``unreadable`` with both as candidates.
 
-    :raises ProfileError: naming the face or the pair of faces.
+    :raises ProfileError: naming the face without examples.
     """
     check_name(name)
     if not faces:
@@ -149,14 +130,63 @@ def build_profile(
             raise ProfileError(f"{source or name!r}: face {face.label!r} has no examples")
     kept = {face.label: tuple(exemplars.get(face.label, ()))[:MAX_EXEMPLARS] for face in faces}
     fitted = fit(faces, kept, seed=seed)
-    if fitted.alike:
-        pairs = "; ".join(f"{a!r} and {b!r} ({n} of {t} examples closer to the other)" for a, b, n, t in fitted.alike)
-        raise ProfileError(
-            f"{source or name!r}: faces look the same: {pairs}; check the photos are sorted into the right folders"
-        )
+    report = dict(fitted.report)
+    report["unsure"] = [pair.to_json() for pair in unsure_pairs(fitted, kept)]
     return DieProfile(
-        name=name, faces=tuple(faces), exemplars=kept, settings=fitted.settings, fit=dict(fitted.report), finder=finder
+        name=name, faces=tuple(faces), exemplars=kept, settings=fitted.settings, fit=report, finder=finder
     )
+
+
+@dataclass(frozen=True)
+class UnsurePair:
+    """Two faces the cross-check of the shots confused: how often (held-out reads of either read
+    as the other, of all held-out reads of the two), whether they look alike (their shots no
+    farther apart across the pair than within each face), and how many more shots of each would
+    help."""
+
+    faces: tuple[str, str]
+    confused: int
+    reads: int
+    alike: bool
+    more_shots: Mapping[str, int]
+
+    def describe(self) -> str:
+        a, b = self.faces
+        kind = "look alike" if self.alike else "were confused"
+        more = " and ".join(f"{n} of {label!r}" for label, n in self.more_shots.items() if n)
+        advice = f"; {more} more sharp shots would help" if more else ""
+        return f"{a!r} and {b!r} {kind}: {self.confused} of {self.reads} cross-checked shots read as the other{advice}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "faces": list(self.faces),
+            "confused": self.confused,
+            "reads": self.reads,
+            "alike": self.alike,
+            "more_shots": dict(self.more_shots),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> UnsurePair:
+        a, b = data["faces"]
+        return cls((str(a), str(b)), int(data["confused"]), int(data["reads"]), bool(data["alike"]), dict(data["more_shots"]))
+
+
+def unsure_pairs(fitted: Fit, exemplars: Mapping[str, Sequence[Crop]]) -> list[UnsurePair]:
+    """The pairs of faces a profile may mix up, from the fit's cross-check, most confused first.
+
+    More shots: as many again of each face of the pair (at least five), up to the
+    :data:`MAX_EXEMPLARS` a face keeps; a pair confused only once or twice needs five."""
+    alike = {(a, b) for a, b, _, _ in fitted.alike}
+    out = []
+    for a, b, count, total in fitted.confused:
+        more = {}
+        for label in (a, b):
+            have = len(exemplars.get(label, ()))
+            more[label] = max(0, min(MAX_EXEMPLARS - have, max(5, have) if (a, b) in alike or count > 2 else 5))
+        out.append(UnsurePair((a, b), count, total, (a, b) in alike, more))
+    out.sort(key=lambda p: (-p.alike, -p.confused / max(1, p.reads), p.faces))
+    return out
 
 
 def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 0) -> DieProfile:

@@ -73,6 +73,9 @@ class Fit:
     settings: MatcherSettings
     alike: tuple[tuple[str, str, int, int], ...]  # label a, label b, confusions, reads of the pair
     report: Mapping[str, Any]
+    #: Every pair of faces the cross-check confused at least once: label a, label b, held-out reads
+    #: of either read as the other, held-out reads of the pair (alike pairs among them).
+    confused: tuple[tuple[str, str, int, int], ...] = ()
 
 
 def perturb(crop: Crop, rng: np.random.Generator) -> Crop:
@@ -252,4 +255,7 @@ def fit(faces: Sequence[CalibratedFace], exemplars: Mapping[str, Sequence[Crop]]
         "held_out_accepted": len(accepted),
         "exemplars": len(crops),
     }
-    return Fit(settings, tuple(alike), report)
+    confused = tuple(
+        (faces[a].label, faces[b].label, count, int(per_face[a] + per_face[b])) for (a, b), count in sorted(confusions.items())
+    )
+    return Fit(settings, tuple(alike), report, confused)

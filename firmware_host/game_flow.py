@@ -51,7 +51,8 @@ from rules.errors import RulesError
 from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, Exchange, Game, GameMode, Phase, Player
 from rules.dicethrone.statuses import SpendKind, find_status
 from rules.dicethrone.heroes import Hero
-from rules.dicethrone.scoring import Activation
+from rules.dicethrone.scoring import Activation, activations
+from rules.unsure import UnsureFace, settle
 from vision.types import DieReading, DieStatus, FrameReading
 
 __all__ = ["FlowView", "GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
@@ -141,6 +142,7 @@ class _Table:
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
     message: str = ""  # a refusal or a problem, shown until the next step
     keep: tuple[int, ...] = ()  # die indices the odds advise keeping
+    settled: Roll | None = None  # the roll, unsure dice kept as their shared symbol, when their numbers do not matter
     rolling: bool = False
     outcome: str = ""
 
@@ -200,6 +202,16 @@ _WINDOW_SPENDS = (
     SpendKind.NEGATE, SpendKind.COUNTER_HALF,
 )  # fmt: skip
 """Statuses the damage window offers: the ones that change the damage waiting."""
+
+
+def _why(die: DieReading) -> str:
+    """Why a die is not read, short: its status, or the faces it may be (``sword 1 or 3``)."""
+    return die.reason if die.candidates and die.reason else die.status.value
+
+
+def _activated(hero: Hero, roll: Roll) -> frozenset[tuple[str, int]]:
+    """What an offensive roll does: the abilities it activates, with their tiers."""
+    return frozenset((a.ability, a.tier) for a in activations(hero, roll))
 
 
 def _status_code(name: str) -> str:
@@ -852,24 +864,49 @@ class GameFlow:
             self._emit(FlowEventKind.REROLL, f"Saw {len(dice)} dice, need {expected}: roll them again",
                        seen=len(dice), expected=expected)
             return
-        t.dice, t.expected, t.recorded = dice, expected, False
-        bad = [i for i, d in enumerate(dice) if not d.ok]
+        t.dice, t.expected, t.recorded, t.settled = dice, expected, False, None
+        bad, t.settled = self._unresolved(dice)
         if bad:
             t.step = Step.REROLL
             t.lines = [f"Reroll die {' '.join(str(i + 1) for i in bad)} or set it"]
-            t.options = [Option(OptionKind.FIX, f"Set die {i + 1} ({dice[i].status.value})", index=i) for i in bad]
+            t.options = [Option(OptionKind.FIX, f"Set die {i + 1} ({_why(dice[i])})", index=i) for i in bad]
             t.selected = 0
-            marks = ", ".join(f"die {i + 1} {dice[i].status.value}" for i in bad)
+            marks = ", ".join(f"die {i + 1} {_why(dice[i])}" for i in bad)
             self._emit(FlowEventKind.REROLL, f"Cannot read {marks}: reroll it or set it with the buttons",
                        dice=[i + 1 for i in bad], statuses=[dice[i].status.value for i in bad])
             return
         self._record()
 
+    def _unresolved(self, dice: Sequence[DieReading]) -> tuple[list[int], Roll | None]:
+        """The dice to set at the table, and the roll when every die is known or its unsure
+        number does not change what the roll does.
+
+        An offensive roll's dice read as one of a few faces (a calibrated die's ``sword 1 or
+        3``) are settled by the rules (:func:`rules.unsure.settle`): what the roll activates is
+        decided from the candidates, and only a die whose number changes it is asked for."""
+        bad = [i for i, d in enumerate(dice) if not d.ok]
+        if not bad:
+            return [], None
+        if self._t.roll_kind is not RollKind.OFFENSE or any(
+            dice[i].status is not DieStatus.UNREADABLE or not dice[i].candidate_values for i in bad
+        ):
+            return bad, None
+        hero = self._hero_for_dice()
+        faces: list[UnsureFace] = [d.value if d.ok and d.value is not None else tuple(d.candidate_values) for d in dice]
+        settled = settle(faces, hero, lambda roll: _activated(hero, roll))
+        return list(settled.to_set), settled.roll
+
     def _record(self) -> None:
         """The dice are all known: record them as the awaited roll, then show what they do."""
         g, t = self._game, self._t
-        values = [self._value(i) for i in range(len(t.dice))]
         kind = t.roll_kind
+        if kind is RollKind.OFFENSE and t.settled is not None:
+            hero = g.active_player.hero
+            self._act(g.record_offensive_roll, t.settled)
+            t.recorded = True
+            self._score_offense(t.settled, hero)
+            return
+        values = [self._value(i) for i in range(len(t.dice))]
         if kind is RollKind.OFFENSE:
             hero = g.active_player.hero
             roll = Roll(tuple(values))
@@ -936,7 +973,7 @@ class GameFlow:
         ]
         aims: list[Option] = []
         keep: tuple[int, ...] = ()
-        if rolls_left > 0:
+        if rolls_left > 0 and roll.fully_numbered:
             report = odds(hero, roll, rolls_left)
             keep = self._indices(roll, report.best.keep) if report.best is not None else ()
             active = {a.ability for a in activations}
@@ -965,6 +1002,8 @@ class GameFlow:
             )
         if keep:
             text += f"; keep {' '.join(str(roll.faces[i]) for i in keep)}"
+        elif rolls_left > 0 and not roll.fully_numbered:
+            text += "; the odds need every die's number"
         elif rolls_left > 0:
             text += "; reroll them all"
         self._emit(FlowEventKind.ROLL, text, attempt=attempt, roll=roll.notation(), symbols=symbols.split(),
@@ -1170,14 +1209,16 @@ class GameFlow:
         t = self._t
         t.step, t.fixing = Step.CORRECT, index
         die = t.dice[index]
-        t.fix_value = die.value if die.value is not None else 1
+        # A die read as one of a few faces starts at the likeliest.
+        t.fix_value = die.value if die.value is not None else die.candidate_values[0] if die.candidate_values else 1
 
     def _confirm_fix(self) -> None:
         t = self._t
         assert t.fixing is not None
         index, value = t.fixing, t.fix_value
         was = t.dice[index]
-        fixed = replace(was, value=value, status=DieStatus.OK, face=str(value), confidence=1.0)
+        fixed = replace(was, value=value, status=DieStatus.OK, face=str(value), confidence=1.0, symbol=None, reason=None,
+                        candidates=(), candidate_values=())
         if was.box[2] == 0:
             how = "keyed in"  # no die was read there: the whole roll is keyed in by hand
         elif was.value is not None:
@@ -1200,10 +1241,10 @@ class GameFlow:
                 self._current.table = copy.deepcopy(roll_step.table)
             self._t = roll_step.table
             self._t.dice, self._t.expected, self._t.recorded = dice, len(dice), False
-            self._record()
-            return
-        t.dice[index] = fixed
-        remaining = [i for i, d in enumerate(t.dice) if not d.ok]
+            t = self._t
+        else:
+            t.dice[index] = fixed
+        remaining, t.settled = self._unresolved(t.dice)
         if remaining:
             self._start_fix(remaining[0])
             return
@@ -1232,7 +1273,7 @@ class GameFlow:
         return face_label(self.view(), value)
 
     def _reading_label(self, die: DieReading) -> str:
-        return str(die.value) if die.ok else f"[{die.status.value}]"
+        return die.text() if die.ok else f"[{_why(die)}]"
 
     @staticmethod
     def _tier(activation: Activation) -> str:

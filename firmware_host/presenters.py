@@ -183,8 +183,17 @@ def _cell(view: FlowView, index: int, die: DieReading, keep: bool) -> DieCell:
     if view.step.value == "correct" and index == view.fixing:
         return DieCell(_code(view, view.fix_value), keep=keep)
     if not die.ok or die.value is None:
-        return DieCell.unknown()
+        return DieCell.unknown(_unsure_code(view, die))
     return DieCell(_code(view, die.value), keep=keep)
+
+
+def _unsure_code(view: FlowView, die: DieReading) -> str:
+    """An unsure die whose candidates share a symbol: ``?`` and the symbol's letter (``?S``)."""
+    if not die.candidate_values or view.roll_kind.value in ("targeting", "status"):
+        return "?"
+    hero = view.dice_hero
+    symbols = {hero.symbol_for(value) for value in die.candidate_values}
+    return f"?{symbol_codes(hero)[symbols.pop()]}" if len(symbols) == 1 else "?"
 
 
 def _code(view: FlowView, value: int) -> str:

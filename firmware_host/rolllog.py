@@ -89,9 +89,11 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def reading_notation(reading: FrameReading) -> str:
-    """The dice left to right as face values, ``?`` for a die that could not be read: ``"3 ? 6"``."""
+    """The dice left to right as face values, ``?`` for a die that could not be read: ``"3 ? 6"``;
+    a calibrated die with its label and symbol, an unsure one with its candidates
+    (``"sword-1:1:sword (sword-1|sword-3) 6"``, :meth:`vision.types.DieReading.text`)."""
     ordered = sorted(reading.dice, key=lambda d: (d.box[0], d.box[1]))
-    return " ".join(str(d.value) if d.ok else "?" for d in ordered)
+    return " ".join(d.text() for d in ordered)
 
 
 @dataclass(frozen=True)

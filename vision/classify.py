@@ -19,7 +19,10 @@ class FaceResult:
     """What a classifier made of one face.
 
     ``value`` is 1-6 or ``None``; ``face`` the face label (``"4"``, or a profile's label such as
-    ``"sword"``); ``confidence`` 0-1; ``status`` ``ok`` unless the face cannot be trusted.
+    ``"sword"``); ``confidence`` 0-1; ``status`` ``ok`` unless the face cannot be trusted. A face
+    that could be one of a few is ``unreadable`` with their labels in ``candidates`` and their
+    numbers in ``candidate_values`` (likeliest first), ``symbol`` set when they all share it, and a
+    ``reason`` naming them ("sword 1 or 3").
     """
 
     value: int | None
@@ -27,6 +30,9 @@ class FaceResult:
     confidence: float
     status: DieStatus = DieStatus.OK
     symbol: str | None = None
+    reason: str | None = None
+    candidates: tuple[str, ...] = ()
+    candidate_values: tuple[int, ...] = ()
 
     @classmethod
     def unreadable(cls, confidence: float = 0.0) -> FaceResult:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -113,6 +113,8 @@ class FaceMatch:
     ``face`` is the best face (``None`` only when the profile has no exemplars); ``status`` is
     ``ok`` or ``unreadable``; ``distance`` is 1 - cosine similarity to the closest exemplar (0 is
     identical); ``margin`` is how much farther the closest exemplar of any other face is.
+    ``candidates`` are the faces an ``unreadable`` crop may show, closest first, when it is close
+    to faces of this die set but not clearly one of them (empty for a crop like none of them).
     """
 
     face: CalibratedFace | None
@@ -121,10 +123,35 @@ class FaceMatch:
     distance: float
     margin: float
     runner_up: str | None = None
+    candidates: tuple[CalibratedFace, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.status is DieStatus.OK and self.face is not None
+
+    @property
+    def shared_symbol(self) -> str | None:
+        """The symbol every candidate shows, if they share one."""
+        symbols = {face.symbol for face in self.candidates}
+        return self.candidates[0].symbol if len(symbols) == 1 else None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the crop is not read, naming the candidates: ``"sword 1 or 3"``, ``"heart-4 or sword-3"``."""
+        if self.ok:
+            return None
+        if not self.candidates:
+            return "like no calibrated face"
+        symbol = self.shared_symbol
+        if symbol is not None:
+            return f"{symbol} {_either(str(face.value) for face in self.candidates)}"
+        return _either(face.label for face in self.candidates)
+
+
+def _either(names: Iterable[str]) -> str:
+    """``"1 or 3"``, ``"1, 2 or 3"``."""
+    listed = list(names)
+    return listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} or {listed[-1]}"
 
 
 class PipFallback(Protocol):
@@ -535,7 +562,12 @@ class ProfileClassifier:
         if confidence < self.settings.min_confidence or margin < _TIE * self.settings.accept_distance:
             # Two faces about equally close is a guess, whatever the table says: the table pools
             # its reads in groups, and a group reaching down to a tie is mostly wider margins.
-            return FaceMatch(face, DieStatus.UNREADABLE, confidence, distance, margin, runner_up)
+            # The faces about as close as the runner-up are what the die may show.
+            reach = min(self.settings.accept_distance, second_distance + _TIE * self.settings.accept_distance)
+            candidates = tuple(self.faces[int(i)] for i in order if distances[int(i)] <= reach)
+            if len(candidates) < 2:
+                candidates = ()
+            return FaceMatch(face, DieStatus.UNREADABLE, confidence, distance, margin, runner_up, candidates)
         return FaceMatch(face, DieStatus.OK, confidence, distance, margin, runner_up)
 
     def _pips_or_unreadable(
@@ -567,7 +599,11 @@ class ProfileClassifier:
                 return FaceResult(face.value, face.label, pips.confidence, DieStatus.OK, face.symbol)
         found = self.match(candidate.crop)
         if not found.ok or found.face is None:
-            return FaceResult(None, None, found.confidence, DieStatus.UNREADABLE)
+            return FaceResult(
+                None, None, found.confidence, DieStatus.UNREADABLE, symbol=found.shared_symbol, reason=found.reason,
+                candidates=tuple(face.label for face in found.candidates),
+                candidate_values=tuple(face.value for face in found.candidates),
+            )  # fmt: skip
         face = found.face
         return FaceResult(face.value, face.label, found.confidence, DieStatus.OK, face.symbol)
 

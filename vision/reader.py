@@ -87,11 +87,16 @@ class DiceReader:
         elif candidate.flags & (CandidateFlag.TOP_UNSURE | CandidateFlag.OVERSIZED) and status is DieStatus.OK:
             status = DieStatus.UNREADABLE
         ok = status is DieStatus.OK
+        # Candidates stand only where the classifier itself was unsure, not on a die cut or cocked.
+        unsure = result.status is DieStatus.UNREADABLE and status is DieStatus.UNREADABLE
         return DieReading(
             value=result.value if ok else None,
             confidence=float(result.confidence),
             box=candidate.box,
             status=status,
             face=result.face if ok else None,
-            symbol=result.symbol if ok else None,
+            symbol=result.symbol if ok or unsure else None,
+            reason=result.reason if unsure else None,
+            candidates=result.candidates if unsure else (),
+            candidate_values=result.candidate_values if unsure else (),
         )

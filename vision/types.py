@@ -43,8 +43,10 @@ class DieReading:
     ``value`` is the number 1-6, or ``None`` when the status is not ``ok``. ``face`` is the face label
     (``"4"`` for pips, a profile's label for a calibrated die). ``box`` is x, y, width, height in pixels
     of the top face. ``reason`` says why a die that is not ``ok`` was not read (``"unsure: 3 or 5"``);
-    ``candidates`` are the faces an unsure die may show, likeliest first. ``colour`` is the body
-    colour of the die (None where it was not measured).
+    ``candidates`` are the faces an unsure die may show, likeliest first, and ``candidate_values``
+    their numbers when known (a calibrated die's ``sword-1`` and ``sword-3`` are 1 and 3); ``symbol``
+    is set on an unsure die whose candidates all show that symbol. ``colour`` is the body colour
+    of the die (None where it was not measured).
     """
 
     value: int | None
@@ -55,11 +57,24 @@ class DieReading:
     symbol: str | None = None
     reason: str | None = None
     candidates: tuple[str, ...] = ()
+    candidate_values: tuple[int, ...] = ()
     colour: BodyColour | None = None
 
     @property
     def ok(self) -> bool:
         return self.status is DieStatus.OK and self.value is not None
+
+    def text(self) -> str:
+        """The die in a roll's text, without spaces: its number (``4``); for a die with a symbol
+        (a calibrated hero die) its face label, number and symbol (``sword-1:1:sword``); for an
+        unsure die the faces it may be (``(sword-1|sword-3)``); else ``?``."""
+        if self.ok:
+            if self.symbol:
+                return f"{self.face or self.value}:{self.value}:{self.symbol}"
+            return str(self.value)
+        if self.candidates:
+            return f"({'|'.join(self.candidates)})"
+        return "?"
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -74,6 +89,8 @@ class DieReading:
             data["reason"] = self.reason
         if self.candidates:
             data["candidates"] = list(self.candidates)
+        if self.candidate_values:
+            data["candidate_values"] = list(self.candidate_values)
         if self.colour is not None:
             data["colour"] = self.colour.to_json()
         return data
@@ -90,6 +107,7 @@ class DieReading:
             symbol=data.get("symbol"),
             reason=data.get("reason"),
             candidates=tuple(str(c) for c in data.get("candidates", ())),
+            candidate_values=tuple(int(v) for v in data.get("candidate_values", ())),
             colour=BodyColour.from_json(data["colour"]) if data.get("colour") else None,
         )
 

@@ -87,7 +87,22 @@ def run_die(args: argparse.Namespace) -> int:
         symbol = f" symbol {face.symbol}" if face.symbol else ""
         pips = " (pips)" if face.pips else ""
         print(f"  {face.label}: {face.value}{symbol}{pips}, {len(profile.exemplars.get(face.label, ()))} examples")
+    print_unsure(profile)
     return 0
+
+
+def print_unsure(profile: Any) -> None:
+    """Says which faces the profile may mix up: at the table such a die reads ``unreadable`` with
+    both faces as candidates, and is asked for only when the difference changes the roll."""
+    from calibration.build import UnsurePair
+
+    pairs = [UnsurePair.from_json(entry) for entry in profile.fit.get("unsure", ())]
+    if not pairs:
+        print("  every face told apart from every other in the cross-check of the shots")
+        return
+    print("  hard to tell apart (a die showing one of these may be read as either, and then asked for when it matters):")
+    for pair in pairs:
+        print(f"    {pair.describe()}")
 
 
 def _auto(args: argparse.Namespace) -> Any:

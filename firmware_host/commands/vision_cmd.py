@@ -104,7 +104,7 @@ def run_read(args: argparse.Namespace) -> int:
 def _describe(name: str, reading: Any) -> str:
     parts = []
     for die in reading.dice:
-        parts.append(str(die.face or die.value) if die.ok else die.status.value)
+        parts.append(die.text() if die.ok or die.candidates else die.status.value)
     dice = " ".join(parts) if parts else "no dice"
     return f"{name}: {dice} ({reading.ms:.1f} ms)"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,14 @@ class DieTruth:
     die_box: tuple[int, int, int, int]
     status: DieStatus
     design: str = "pips"
+
+    def found_in(self, dice: Sequence[DieReading]) -> DieReading | None:
+        """The first of ``dice`` (a reader's) whose box centre lies in this die's box, if any."""
+        x, y, w, h = self.box
+        for die in dice:
+            if x <= die.box[0] + die.box[2] / 2 <= x + w and y <= die.box[1] + die.box[3] / 2 <= y + h:
+                return die
+        return None
 
     def reading(self, *, calibrated: bool = False) -> DieReading:
         """The reading a perfect reader would give: the value only when ``ok`` and readable.

@@ -69,16 +69,15 @@ def tray_reads(reader, design: DieDesign, background: Background, die_px: float,
         for truth in tray.truth:
             if truth.status is not DieStatus.OK:
                 continue
-            x, y, w, h = truth.box
-            hits = [d for d in dice if x <= d.box[0] + d.box[2] / 2 <= x + w and y <= d.box[1] + d.box[3] / 2 <= y + h]
-            if not hits:
+            hit = truth.found_in(dice)
+            if hit is None:
                 outcome.append(("missed", 0.0))
-            elif hits[0].status is DieStatus.OCCLUDED:
+            elif hit.status is DieStatus.OCCLUDED:
                 outcome.append(("edge", 0.0))
-            elif hits[0].status is not DieStatus.OK:
+            elif hit.status is not DieStatus.OK:
                 outcome.append(("unreadable", 0.0))
             else:
-                outcome.append(("right" if hits[0].face == truth.face else "misread", hits[0].confidence))
+                outcome.append(("right" if hit.face == truth.face else "misread", hit.confidence))
     return outcome
 
 

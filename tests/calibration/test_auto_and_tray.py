@@ -219,6 +219,11 @@ def test_read_with_profile_and_hero_gives_values_and_symbols(tmp_path, capsys):
     for die in ok:
         assert die["symbol"] == hero.symbol_for(die["value"])
         assert die["face"] in {f.label for f in design.faces}
+    # The text says each die's face label, number and symbol.
+    assert main(["read", str(image), "--profile", "barbarian"]) == 0
+    text = capsys.readouterr().out
+    for die in ok:
+        assert f"{die['face']}:{die['value']}:{die['symbol']}" in text
     assert main(["read", str(image), "--profile", "barbarian", "--hero", "nobody"]) == 2
 
 

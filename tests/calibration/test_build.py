@@ -77,11 +77,14 @@ def test_label_without_a_number_is_named(tmp_path, make_hero_folder):
 
 def test_two_faces_that_look_the_same_are_reported_as_a_pair(tmp_path, make_hero_folder):
     make_hero_folder(tmp_path, per_face=4)
-    # The player sorted the same face into two folders.
+    # The player sorted the same face into two folders: the profile is built, the pair reported.
     shutil.rmtree(tmp_path / "sword-2")
     shutil.copytree(tmp_path / "sword-3", tmp_path / "sword-2")
-    with pytest.raises(ProfileError, match=r"'sword-2' and 'sword-3'"):
-        build_from_folder("barbarian", tmp_path)
+    profile = build_from_folder("barbarian", tmp_path)
+    pair = profile.fit["unsure"][0]
+    assert pair["faces"] == ["sword-2", "sword-3"] and pair["alike"]
+    assert pair["confused"] >= 2 and pair["reads"] == 8
+    assert pair["more_shots"] == {"sword-2": 5, "sword-3": 5}
 
 
 def test_corrupt_photo_is_named(tmp_path, make_hero_folder):

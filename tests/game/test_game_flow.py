@@ -687,3 +687,58 @@ def test_random_tables_always_play_to_the_end(heroes: list[str], seed: int) -> N
     # the rule, and the game goes on.
     refusals = [e.text for e in flow.events if e.text.startswith("Not allowed")]
     assert all(text.endswith(")") for text in refusals), refusals
+
+
+def unsure(*values: int, symbol: str = "sword") -> tuple[str, tuple[int, ...]]:
+    """Marks a die read as ``symbol`` whose number may be any of ``values`` (a calibrated hero die)."""
+    return (symbol, values)
+
+
+def hero_reading(*faces: object) -> FrameReading:
+    """Dice as a calibrated hero die set reads them: a number, or ``unsure(1, 3)``."""
+    dice = []
+    for i, face in enumerate(faces):
+        box = (40 + 60 * i, 100, 36, 36)
+        if isinstance(face, tuple):
+            symbol, numbers = face
+            dice.append(DieReading(None, 0.4, box, DieStatus.UNREADABLE, symbol=symbol,
+                                   reason=f"{symbol} {' or '.join(map(str, numbers))}",
+                                   candidates=tuple(f"{symbol}-{n}" for n in numbers), candidate_values=numbers))
+        else:
+            dice.append(DieReading(int(face), 0.99, box, DieStatus.OK, face=str(face)))  # type: ignore[call-overload]
+    return FrameReading(tuple(dice), ms=5.0)
+
+
+def test_a_sword_whose_number_does_not_matter_is_recorded_as_a_sword() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(hero_reading(unsure(1, 3), 1, 1, 4, 6))
+    # Three swords whichever it is: nothing asked, the roll is recorded with the symbol.
+    assert flow.step is Step.CHOOSE and flow.game.offensive_attempts == 1
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "sword 1 1 4 6"
+    assert "Read [sword 1 or 3] 1 1 4 6" in transcript.text()
+    assert "the odds need every die's number" in transcript.text()
+
+
+def test_a_sword_whose_number_makes_a_straight_is_asked_for() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(hero_reading(unsure(1, 2), 3, 4, 5, 6))
+    assert flow.step is Step.REROLL and flow.game.offensive_attempts == 0
+    assert "Cannot read die 1 sword 1 or 2" in transcript.text()
+    flow.on_button(NEXT)  # set die 1: starts at the likeliest candidate
+    assert flow.step is Step.CORRECT and flow.fixing == (0, 1)
+    press(flow, SELECT, NEXT)  # it is a 2
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "2 3 4 5 6"
+
+
+def test_only_the_sword_that_matters_is_asked_for() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(hero_reading(unsure(1, 2), 3, 4, 5, unsure(4, 5, symbol="heart")))
+    # Die 5 (heart 4 or 5) changes nothing; die 1 (sword 1 or 2: a large straight or not) is asked for.
+    assert [o.index for o in flow.options if o.kind is OptionKind.FIX] == [0]
+    flow.on_button(NEXT)
+    press(flow, SELECT, NEXT)  # die 1 is a 2: a small straight and a heart
+    assert flow.step is Step.CHOOSE
+    assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "2 3 4 5 heart"

@@ -69,3 +69,13 @@ def test_the_damage_window_says_the_damage_first_and_never_cuts_a_number(tmp_pat
         drawn = small.fit(line, 128)
         # Whatever the cut leaves, each number in it is whole.
         assert all(number in re.findall(r"\d+", line) for number in re.findall(r"\d+", drawn.rstrip("\u2026")))
+
+
+def test_an_unsure_sword_shows_its_symbol_on_the_dice_line() -> None:
+    from tests.game.test_game_flow import hero_reading, unsure
+
+    flow = GameFlow(Game.new(["barbarian", "moon-elf"]))
+    to_offense(flow)
+    flow.on_reading(hero_reading(unsure(1, 2), 3, 4, 5, 6))
+    cells = oled_screen(flow.view()).dice
+    assert cells[0].label == "?" + symbol_codes(load_hero("barbarian"))["sword"] and cells[0].unreadable

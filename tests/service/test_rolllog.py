@@ -307,3 +307,20 @@ def _damage_small(path: Path) -> None:
         for _ in range(40):
             log.record_score("roll", "x" * 500)
     _damage(path)
+
+
+def test_calibrated_dice_are_logged_with_label_number_and_symbol(tmp_path: Path) -> None:
+    calibrated = FrameReading(
+        dice=(
+            DieReading(1, 0.98, (100, 100, 40, 40), DieStatus.OK, face="sword-1", symbol="sword"),
+            DieReading(None, 0.4, (200, 100, 40, 40), DieStatus.UNREADABLE, symbol="sword", reason="sword 1 or 3",
+                       candidates=("sword-1", "sword-3"), candidate_values=(1, 3)),
+            DieReading(6, 0.97, (300, 100, 40, 40), DieStatus.OK, face="6"),
+        ),
+        ms=9.0,
+    )
+    assert reading_notation(calibrated) == "sword-1:1:sword (sword-1|sword-3) 6"
+    with RollLog(tmp_path / "rolls.sqlite3") as log:
+        log.record_reading(calibrated, at=10.0)
+        (logged,) = log.readings()
+    assert logged.notation == "sword-1:1:sword (sword-1|sword-3) 6"

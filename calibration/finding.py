@@ -1,0 +1,234 @@
+"""Finding the one die of a calibration photo, whatever the photo is: a tight crop of the die, a
+crop with a margin showing neighbours' edges, a single-die photo or a whole tray.
+
+The die is found by the learned detector (:func:`vision.learned.find_dice`), which finds dice
+whatever their faces show:
+
+1. a photo :data:`PHOTO_SIDE` pixels across or more (a single-die photo, a tray photo) is read as
+   it is;
+2. a smaller photo is put in the middle of a canvas several times its size, filled with a colour
+   set off from the photo's rim (:func:`pad_colour`): a crop whose die fills it (the detector
+   wants tray around a die, and at the working scale such a die is so big that its pips pass for
+   dice). Of the dice found there, the one at the middle of the photo and at least
+   :data:`CROP_DIE_SHARE` of its side is the die, if the face network takes it for one;
+   neighbours cut by the crop's edge are not dice of the photo;
+3. failing that, the photo as it is.
+
+Once found, the die is outlined again by the reader's own finders (its body, else its pips) in the
+whole photo, else in a window round it, so that the exemplar is cut as the reader will cut the die
+at the table; where they do not outline it, it is cut where the detector put its top face. Where
+the detector sees no die or several, the one die the reader's finders see, if they see exactly
+one, is taken; else the photo is reported, with what the detector saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.errors import ProfileError
+from vision.detect import FaceCandidate, FaceDetector
+from vision.learned import CLASSES, FoundDie, LearnedReader, crop_transform, cut_crop, find_big_dice, to_input
+from vision.profile_reader import BodyDetector, square_crop
+
+Crop = npt.NDArray[np.uint8]
+
+#: The canvases a crop is padded to, as multiples of its longer side, tried in turn: the detector
+#: sees a die best at about a thirteenth of its working image, and a crop's die is half to all of it.
+PAD_FACTORS = (8.0, 12.0, 5.0)
+#: The largest padded canvas made, in pixels across.
+MAX_CANVAS = 1280
+#: The die of a crop spans at least this share of the crop's shorter side (a crop with a margin of
+#: half the die all round: 0.5).
+CROP_DIE_SHARE = 0.3
+#: How far (share of the die's size) a die's top face may seem to stick out of the photo and still
+#: be the photo's whole die: a tight crop cuts the die at its edge, the detector's box a little beyond.
+EDGE_TOLERANCE = 0.15
+#: A photo this many pixels across or more is a photo of the tray, read as it is (the detector
+#: finds big dice in it as the reader does); a smaller one may be a crop of the die, padded first.
+PHOTO_SIDE = 300
+#: A die found only in the padded canvas is taken when the face network gives "no die" less than this.
+NOT_A_DIE = 0.5
+#: The top face is this share of the whole die the detector sizes (as :attr:`FoundDie.box`).
+TOP_FACE = 0.82
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where the die of a photo is: its centre and whole-die size in photo pixels, and whether the
+    photo was padded to find it."""
+
+    die: FoundDie
+    padded: bool
+
+
+def rim_colour(image: Crop) -> npt.NDArray[np.float64]:
+    """The median colour of the outermost pixels of ``image`` (BGR)."""
+    rim = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).reshape(-1, image.shape[2])
+    colour: npt.NDArray[np.float64] = np.median(rim, axis=0).astype(np.float64)
+    return colour
+
+
+def pad_colour(image: Crop) -> tuple[float, float, float]:
+    """A colour set off from the photo's rim: darker under a light rim, lighter under a dark one."""
+    rim = rim_colour(image)
+    light = float(rim.mean()) > 100.0
+    shaded = rim * 0.45 if light else np.minimum(255.0, rim + 110.0)
+    return (float(shaded[0]), float(shaded[1]), float(shaded[2]))
+
+
+def _whole(found: Sequence[FoundDie], width: int, height: int) -> list[FoundDie]:
+    """The dice whose top face lies inside the photo (within :data:`EDGE_TOLERANCE`)."""
+    out = []
+    for die in found:
+        half, slack = die.size * TOP_FACE / 2.0, EDGE_TOLERANCE * die.size
+        if die.cx - half >= -slack and die.cy - half >= -slack and die.cx + half <= width + slack and die.cy + half <= height + slack:
+            out.append(die)
+    return out
+
+
+def _padded(image: Crop, reader: LearnedReader, factor: float) -> list[FoundDie]:
+    """The dice found with ``image`` in the middle of a canvas ``factor`` times its size, in
+    ``image``'s pixels. The canvas is made at most :data:`MAX_CANVAS` pixels across (the detector
+    sees it at a fraction of that)."""
+    h, w = image.shape[:2]
+    shrink = min(1.0, MAX_CANVAS / (factor * max(h, w)))
+    small = image if shrink == 1.0 else cv2.resize(image, (max(1, round(w * shrink)), max(1, round(h * shrink))), interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    side = int(factor * max(sh, sw))
+    top, left = (side - sh) // 2, (side - sw) // 2
+    canvas = cv2.copyMakeBorder(small, top, side - sh - top, left, side - sw - left, cv2.BORDER_CONSTANT, value=pad_colour(image))
+    found = [
+        FoundDie((d.cx - left) / shrink, (d.cy - top) / shrink, d.size / shrink, d.score)
+        for d in reader.find(np.ascontiguousarray(canvas))
+    ]
+    return [d for d in found if 0 <= d.cx < w and 0 <= d.cy < h]
+
+
+def _centred(found: Sequence[FoundDie], width: int, height: int) -> FoundDie | None:
+    """The die at the middle of a crop, big enough to be the crop's die, if exactly one is."""
+    big = [d for d in found if d.size >= CROP_DIE_SHARE * min(width, height)]
+    middle = [d for d in big if abs(d.cx - width / 2.0) < 0.3 * d.size and abs(d.cy - height / 2.0) < 0.3 * d.size]
+    if len(middle) == 1:
+        return middle[0]
+    return big[0] if len(big) == 1 else None
+
+
+def _is_a_die(image: Crop, die: FoundDie, reader: LearnedReader) -> bool:
+    """Whether the face network takes what is at ``die`` for a die (any face, cocked or cut): a
+    tray photo padded may show the detector a "die" the size of the photo."""
+    pad = int(die.size)
+    framed: Crop = np.asarray(cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=pad_colour(image)), np.uint8)
+    crop = cut_crop(framed, crop_transform(die.cx + pad, die.cy + pad, die.size))
+    probabilities = reader.model.face_probabilities(to_input(crop)[None])[0]
+    return float(probabilities[CLASSES.index("none")]) < NOT_A_DIE
+
+
+def locate_die(image: Crop, source: str, reader: LearnedReader | None = None) -> Located:
+    """The one die of a calibration photo (see the module docstring).
+
+    :raises ProfileError: naming ``source`` and what was seen: no die, or how many dice.
+    """
+    reader = reader if reader is not None else LearnedReader()
+    h, w = image.shape[:2]
+    if max(h, w) < PHOTO_SIDE:
+        for factor in PAD_FACTORS:
+            die = _centred(_whole(_padded(image, reader, factor), w, h), w, h)
+            if die is not None and _is_a_die(image, die, reader):
+                return Located(die, padded=True)
+    return _one(_as_is(image, reader), source)
+
+
+def _as_is(image: Crop, reader: LearnedReader) -> list[FoundDie]:
+    """The whole dice of the photo as it is, big ones too (:func:`vision.learned.find_big_dice`),
+    that the face network takes for dice; a die found on a bigger one (a pip, a part of an emblem)
+    is part of it."""
+    h, w = image.shape[:2]
+    found = reader.find(image) + find_big_dice(image, reader.model.detect_raw, reader.min_score)
+    dice = [d for d in _whole(found, w, h) if _is_a_die(image, d, reader)]
+    return [
+        d for d in dice
+        if not any(k.size > d.size and max(abs(k.cx - d.cx), abs(k.cy - d.cy)) < TOP_FACE / 2.0 * k.size for k in dice)
+    ]  # fmt: skip
+
+
+def _one(direct: Sequence[FoundDie], source: str) -> Located:
+    """The die when exactly one was found, else the error saying what was seen."""
+    if len(direct) == 1:
+        return Located(direct[0], padded=False)
+    if direct:
+        raise ProfileError(f"{source!r}: found {len(direct)} dice; a calibration photo shows one die")
+    raise ProfileError(f"{source!r}: no die found (not even with the photo padded); a calibration photo shows one die")
+
+
+def _nearest(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
+    """The candidate centred on ``die`` and about its size, if any."""
+    best, best_distance = None, float("inf")
+    for candidate in candidates:
+        fx, fy = candidate.center
+        distance = float(np.hypot(fx - die.cx, fy - die.cy))
+        side = max(candidate.box[2], candidate.box[3])
+        if distance < 0.3 * die.size and 0.5 * die.size <= side <= 1.6 * die.size and distance < best_distance:
+            best, best_distance = candidate, distance
+    return best
+
+
+def _only_die_by_finders(image: Crop, bodies: BodyDetector) -> Crop | None:
+    """The crop of the one die the body finder or the pip finder sees whole, or ``None``."""
+    single = bodies.find_single(image)
+    if single is not None:
+        return single.crop
+    # A face read by its pips is read whole even where the crop cuts the die's edge.
+    pips = [c for c in FaceDetector().find(image) if c.layout is not None]
+    if len(pips) == 1:
+        return pips[0].crop
+    whole = [c for c in bodies.find(image) if not c.touches_frame_edge]
+    return whole[0].crop if len(whole) == 1 else None
+
+
+def top_face_crop(image: Crop, die: FoundDie) -> Crop:
+    """The square crop of the die's top face where the detector put it, upright."""
+    half = die.size * TOP_FACE / 2.0
+    corners = np.array(
+        [[die.cx - half, die.cy - half], [die.cx + half, die.cy - half], [die.cx + half, die.cy + half], [die.cx - half, die.cy + half]]
+    )
+    return square_crop(image, corners)
+
+
+def die_crop(image: Crop, source: str, *, reader: LearnedReader | None = None, bodies: BodyDetector | None = None) -> Crop:
+    """The square top-face crop of the one die of a calibration photo, cut as the reader cuts dice.
+
+    :raises ProfileError: no die, or several, in the photo (the message names ``source``).
+    """
+    bodies = bodies if bodies is not None else BodyDetector()
+    try:
+        die = locate_die(image, source, reader).die
+    except ProfileError:
+        # The detector saw no die or several: the one die the reader's own finders see, if they
+        # see exactly one (a crop cut close round a die's pips shows bits of its neighbours).
+        only = _only_die_by_finders(image, bodies)
+        if only is None:
+            raise
+        return only
+    h, w = image.shape[:2]
+    # The whole photo first, as the reader sees a tray frame at the table; then a window with tray
+    # round the die, where the finders see the die and little else.
+    views = [(image, 0, 0)]
+    if die.cx - 0.5 * die.size >= 1 and die.cy - 0.5 * die.size >= 1 and die.cx + 0.5 * die.size <= w - 2 and die.cy + 0.5 * die.size <= h - 2:
+        x0, y0 = max(0, int(die.cx - die.size)), max(0, int(die.cy - die.size))
+        x1, y1 = min(w, int(np.ceil(die.cx + die.size))), min(h, int(np.ceil(die.cy + die.size)))
+        views.append((np.ascontiguousarray(image[y0:y1, x0:x1]), x0, y0))
+    for view, x0, y0 in views:
+        local = FoundDie(die.cx - x0, die.cy - y0, die.size, die.score)
+        single = bodies.find_single(view)
+        if single is not None and _nearest([single], local) is not None:
+            return single.crop
+        for candidates in (bodies.find(view), [c for c in FaceDetector().find(view) if c.layout is not None]):
+            chosen = _nearest([c for c in candidates if not c.touches_frame_edge], local)
+            if chosen is not None:
+                return chosen.crop
+    return top_face_crop(image, die)

@@ -1,0 +1,95 @@
+"""Rolls with dice read as one of a few faces: decide what does not depend on which, ask for the rest.
+
+A camera may see that a die shows a sword but not whether its corner number is 1 or 3. Most of
+what a roll does needs only the symbol, so such a die is kept as the symbol it shows when every
+number it may be makes the roll do the same; only a die whose number changes what the roll does
+is to be set at the table::
+
+    >>> from rules.dicethrone.heroes import load_hero
+    >>> from rules.dicethrone.scoring import activations
+    >>> hero = load_hero("barbarian")
+    >>> does = lambda roll: frozenset((a.ability, a.tier) for a in activations(hero, roll))
+    >>> settle([(1, 3), 1, 1, 4, 5], hero, does)
+    Settled(roll=Roll.from_notation('sword 1 1 4 5'), to_set=())
+    >>> settle([(1, 2), 3, 4, 5, 6], hero, does).to_set   # 1 or 2 makes a straight or not
+    (0,)
+
+Game-agnostic: the game says what a roll does (``outcome``); its dice key names the symbols.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+from rules.dice import DiceKey, Face, Roll, check_face
+from rules.errors import InvalidRollError
+
+#: The most ways a roll's unsure dice may be read that are tried; beyond, every unsure die is asked for.
+MAX_RESOLUTIONS = 729
+
+UnsureFace = Face | tuple[int, ...]
+"""A die's face as read: a face, or the numbers 1-6 it may be (likeliest first)."""
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What a roll with unsure dice comes to: the roll to record when the unsure numbers do not
+    change what it does (each unsure die as the symbol its numbers share), else ``None``; and the
+    dice (indexes) whose number changes it, to be set at the table."""
+
+    roll: Roll | None
+    to_set: tuple[int, ...]
+
+
+def _numbers(face: UnsureFace) -> tuple[Face, ...]:
+    if isinstance(face, tuple):
+        if not face:
+            raise InvalidRollError("an unsure die needs at least one number it may be")
+        return tuple(check_face(number) for number in face)
+    return (check_face(face),)
+
+
+def settle(faces: Sequence[UnsureFace], key: DiceKey, outcome: Callable[[Roll], Hashable]) -> Settled:
+    """Settles a roll whose dice may be unsure (see the module docstring).
+
+    A die is asked for when its number changes ``outcome`` with the other dice read any way
+    they may be, or when its numbers do not share one symbol (a face must be recorded). When the
+    dice only jointly change it, all unsure dice are asked for.
+
+    :raises InvalidRollError: on a face that is not one.
+    """
+    choices = [_numbers(face) for face in faces]
+    unsure = [i for i, numbers in enumerate(choices) if len(numbers) > 1]
+    if not unsure:
+        return Settled(Roll(tuple(numbers[0] for numbers in choices)), ())
+    symbols = {i: {key.symbol_for(number) for number in choices[i]} for i in unsure}
+    mixed = tuple(i for i in unsure if len(symbols[i]) > 1)
+    total = 1
+    for i in unsure:
+        total *= len(choices[i])
+    if total > MAX_RESOLUTIONS:
+        return Settled(None, tuple(unsure))
+    results = {ways: outcome(Roll(ways)) for ways in itertools.product(*choices)}
+    if len(set(results.values())) == 1 and not mixed:
+        common = next(iter(results.values()))
+        kept = Roll(tuple(next(iter(symbols[i])) if i in symbols else choices[i][0] for i in range(len(choices))))
+        if outcome(kept) == common:
+            return Settled(kept, ())
+        # The symbols alone do not make the roll do what every way of reading it does (a
+        # straight counts numbers): the numbers are needed.
+        return Settled(None, tuple(unsure))
+    matters = tuple(i for i in unsure if i in mixed or _changes(results, i))
+    return Settled(None, matters or tuple(unsure))
+
+
+def _changes(results: dict[tuple[Face, ...], Hashable], index: int) -> bool:
+    """Whether die ``index``'s number changes the outcome with the other dice held as they are."""
+    seen: dict[tuple[Face, ...], Hashable] = {}
+    for ways, result in results.items():
+        rest = ways[:index] + ways[index + 1 :]
+        if rest in seen and seen[rest] != result:
+            return True
+        seen.setdefault(rest, result)
+    return False

@@ -1,0 +1,169 @@
+"""Finding the one die of a calibration photo: crops of real dice at any margin, simulated hero dice
+as crops, single-die photos and tray photos, and photos with no die or several."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.build import build_from_folder
+from calibration.errors import ProfileError
+from calibration.finding import die_crop, locate_die
+from hardware.sim import DieDesign, DieStyle, random_scene, render_face, render_tray
+from vision.learned import LearnedReader
+from vision.types import DieStatus
+
+from .conftest import FELT
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+MARGINS = (0.0, 0.2, 0.5)
+
+
+def cut(image: np.ndarray, box: tuple[int, int, int, int], margin: float) -> tuple[np.ndarray, tuple[float, float]]:
+    """The square crop of ``box`` with ``margin`` of its side all round (clipped by the photo), and
+    where the die's centre is in it."""
+    x, y, w, h = box
+    side, cx, cy = max(w, h), x + w / 2.0, y + h / 2.0
+    half = side * (0.5 + margin)
+    x0, y0 = max(0, int(round(cx - half))), max(0, int(round(cy - half)))
+    x1, y1 = min(image.shape[1], int(round(cx + half))), min(image.shape[0], int(round(cy + half)))
+    return image[y0:y1, x0:x1].copy(), (cx - x0, cy - y0)
+
+
+def whole_die_boxes(folder: str, photos: int, per_photo: int) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
+    """Photos and whole-die boxes of their labelled dice. byler-d6-train's boxes are whole dice;
+    real-d6's box the pips (a one's box is the pip alone, see its SOURCE.md), so there the die the
+    detector finds at the labelled box stands for it."""
+    labels = json.loads((DATA / folder / "labels.json").read_text())
+    reader = LearnedReader()
+    out = []
+    for item in labels[:: max(1, len(labels) // photos)][:photos]:
+        image = cv2.imread(str(DATA / folder / item["image"]))
+        found = reader.find(image) if folder == "real-d6" else []
+        for die in item["dice"][:per_photo]:
+            x, y, w, h = die["box"]
+            if folder != "real-d6":
+                out.append((image, (x, y, w, h)))
+                continue
+            cx, cy, reach = x + w / 2, y + h / 2, max(w, h)
+            near = [f for f in found if abs(f.cx - cx) < reach and abs(f.cy - cy) < reach]
+            if near:
+                f = min(near, key=lambda f: (f.cx - cx) ** 2 + (f.cy - cy) ** 2)
+                s = int(round(f.size))
+                out.append((image, (int(round(f.cx - s / 2)), int(round(f.cy - s / 2)), s, s)))
+    return out
+
+
+@pytest.mark.parametrize("folder", ["byler-d6-train", "real-d6"])
+def test_real_crops_of_any_margin_are_found(folder: str) -> None:
+    if not (DATA / folder).is_dir():
+        pytest.skip(f"{folder} photos not present")
+    dice = whole_die_boxes(folder, photos=20, per_photo=3)
+    assert len(dice) >= 40
+    for margin in MARGINS:
+        found = 0
+        for image, box in dice:
+            crop, (ex, ey) = cut(image, box, margin)
+            side = max(box[2], box[3])
+            try:
+                die = locate_die(crop, "crop").die
+            except ProfileError:
+                continue
+            found += abs(die.cx - ex) < 0.3 * side and abs(die.cy - ey) < 0.3 * side
+        assert found >= 0.95 * len(dice), (folder, margin, found, len(dice))
+
+
+def test_a_tight_crop_is_found_only_with_the_photo_padded() -> None:
+    """A die filling its crop is not found as it is (its pips pass for dice), but is in the padded canvas."""
+    if not (DATA / "byler-d6-train").is_dir():
+        pytest.skip("byler-d6-train photos not present")
+    padded = 0
+    dice = whole_die_boxes("byler-d6-train", photos=6, per_photo=3)
+    for image, box in dice:
+        crop, _ = cut(image, box, 0.0)
+        padded += locate_die(crop, "crop").padded
+    assert padded >= 0.9 * len(dice)
+
+
+@pytest.mark.parametrize("margin", MARGINS)
+def test_hero_dice_cut_from_tray_frames_are_found(margin: float) -> None:
+    """Simulated hero dice cut out of tray frames (neighbours' edges show at wider margins)."""
+    rng = np.random.default_rng(11)
+    design = DieDesign.barbarian()
+    found = total = 0
+    while total < 24:
+        scene = random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=70.0)
+        tray = render_tray(scene, rng)
+        for truth in tray.truth:
+            if truth.status is not DieStatus.OK:
+                continue
+            x, y, w, h = truth.box
+            crop, (ex, ey) = cut(tray.frame, (x, y, w, h), margin)
+            total += 1
+            try:
+                die = locate_die(crop, "crop").die
+            except ProfileError:
+                continue
+            found += abs(die.cx - ex) < 0.3 * w and abs(die.cy - ey) < 0.3 * h
+    assert found >= 0.95 * total, (found, total)
+
+
+def test_a_single_die_photo_and_a_face_photo_give_the_die() -> None:
+    rng = np.random.default_rng(5)
+    design = DieDesign.barbarian()
+    scene = random_scene(rng, 1, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=70.0)
+    tray = render_tray(scene, rng)
+    x, y, w, h = tray.truth[0].box
+    die = locate_die(tray.frame, "tray.png").die
+    assert abs(die.cx - (x + w / 2)) < 0.3 * w and abs(die.cy - (y + h / 2)) < 0.3 * h
+    face = render_face(design, DieStyle(), 4, 96, rng=rng)
+    assert die_crop(face, "face.png").shape[:2] == die_crop(tray.frame, "tray.png").shape[:2]
+
+
+def test_a_photo_with_several_dice_says_how_many() -> None:
+    rng = np.random.default_rng(8)
+    scene = random_scene(rng, 4, designs=[DieDesign.barbarian()], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=60.0)
+    frame = render_tray(scene, rng).frame
+    with pytest.raises(ProfileError, match=r"'photos/sword-1/3.png': found 4 dice"):
+        die_crop(frame, "photos/sword-1/3.png")
+
+
+def test_a_photo_with_no_die_says_so() -> None:
+    empty = np.full((240, 320, 3), (50, 80, 40), np.uint8)
+    with pytest.raises(ProfileError, match=r"'empty.png': no die found"):
+        die_crop(empty, "empty.png")
+
+
+def test_calibrate_from_crops_with_neighbours(tmp_path: Path) -> None:
+    """A folder of crops with a fifth of margin builds a profile that reads the faces back."""
+    rng = np.random.default_rng(21)
+    design = DieDesign.barbarian()
+    counts: dict[str, int] = {}
+    kept = []
+    while min(counts.get(f.label, 0) for f in design.faces) < 4:
+        scene = random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=80.0)
+        tray = render_tray(scene, rng)
+        for truth in tray.truth:
+            if truth.status is not DieStatus.OK:
+                continue
+            crop, _ = cut(tray.frame, truth.box, 0.2)
+            if counts.get(truth.face, 0) >= 4:
+                kept.append((truth.face, crop))
+                continue
+            (tmp_path / truth.face).mkdir(exist_ok=True)
+            cv2.imwrite(str(tmp_path / truth.face / f"{counts.get(truth.face, 0)}.png"), crop)
+            counts[truth.face] = counts.get(truth.face, 0) + 1
+    (tmp_path / "faces.toml").write_text(
+        "\n".join(f'[faces.{f.label}]\nvalue = {f.value}\nsymbol = "{f.symbol}"\n' for f in design.faces)
+    )
+    profile = build_from_folder("barbarian", tmp_path)
+    assert sorted(profile.exemplars) == sorted(f.label for f in design.faces)
+    classifier = profile.classifier()
+    reads = [classifier.match(die_crop(crop, "shot")) for _, crop in kept[:30]]
+    symbols = {f.label: f.symbol for f in design.faces}
+    wrong_symbol = [(label, r.face.label) for (label, _), r in zip(kept, reads) if r.ok and r.face.symbol != symbols[label]]
+    assert not wrong_symbol

@@ -1,0 +1,59 @@
+"""Rolls with unsure dice: what does not depend on the number is decided, the rest is asked for."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.dice import Roll
+from rules.dicethrone.heroes import load_hero
+from rules.dicethrone.scoring import activations
+from rules.errors import InvalidRollError
+from rules.unsure import MAX_RESOLUTIONS, Settled, settle
+
+BARBARIAN = load_hero("barbarian")  # faces: sword sword sword heart heart strength
+
+
+def does(roll: Roll) -> frozenset[tuple[str, int]]:
+    return frozenset((a.ability, a.tier) for a in activations(BARBARIAN, roll))
+
+
+@pytest.mark.parametrize(
+    ("faces", "settled"),
+    [
+        # Every die known: the roll as read.
+        ([1, 2, 3, 4, 5], Settled(Roll.from_notation("1 2 3 4 5"), ())),
+        # Sword 1 or 3 with no straight in reach: three swords either way, kept as the symbol.
+        ([(1, 3), 1, 1, 4, 6], Settled(Roll.from_notation("sword 1 1 4 6"), ())),
+        # Sword 1 or 2 beside 3 4 5 6: a large straight only with the 2; the die is asked for.
+        ([(1, 2), 3, 4, 5, 6], Settled(None, (0,))),
+        # Sword 3 or heart 4: the symbol itself is unsure, the die is asked for.
+        ([(3, 4), 1, 1, 6, 6], Settled(None, (0,))),
+        # Two unsure dice, only one of which changes the roll: only it is asked for.
+        ([(1, 2), 3, 4, 5, (4, 5)], Settled(None, (0,))),
+    ],
+)
+def test_settle(faces, settled) -> None:
+    assert settle(faces, BARBARIAN, does) == settled
+
+
+def test_a_straight_either_way_is_kept_as_the_symbol() -> None:
+    # Sword 1 or 3 beside 3 4 5 6: the small straight stands whichever it is, and with the sword alone.
+    result = settle([(1, 3), 3, 4, 5, 6], BARBARIAN, does)
+    assert result == Settled(Roll.from_notation("sword 3 4 5 6"), ())
+
+
+def test_a_large_straight_one_way_and_a_small_the_other_is_asked_for() -> None:
+    assert settle([(1, 3), 2, 3, 4, 5], BARBARIAN, does) == Settled(None, (0,))
+
+
+def test_too_many_ways_asks_for_every_unsure_die() -> None:
+    faces = [(1, 2, 3)] * 7
+    assert 3**7 > MAX_RESOLUTIONS
+    assert settle(faces, BARBARIAN, does) == Settled(None, tuple(range(7)))
+
+
+def test_a_die_with_no_number_is_invalid() -> None:
+    with pytest.raises(InvalidRollError, match="at least one number"):
+        settle([(), 1, 2, 3, 4], BARBARIAN, does)
+    with pytest.raises(InvalidRollError, match="1 to 6"):
+        settle([(1, 9), 1, 2, 3, 4], BARBARIAN, does)
