@@ -2,7 +2,7 @@
 
 The table flow emits :class:`~firmware_host.transcript.FlowEvent` values; the service publishes each
 on its :class:`EventStream`, and every output subscribes: the journal, the roll log, and whatever
-comes next (the live view's state, MQTT) without another hand-wired branch::
+comes next (the table app, MQTT) without another hand-wired branch::
 
     >>> stream = EventStream()
     >>> seen = []

@@ -167,9 +167,8 @@ class TrayService:
     :param housekeeping: called every :data:`HOUSEKEEPING_S` seconds from the loop (for chores such
         as trimming the history gpiozero's mock pins keep), or None.
     :param live: a started :class:`firmware_host.web.TrayWeb` (the table app: it also subscribes to
-        :attr:`events` and its page's presses are drained with the buttons) or
-        :class:`firmware_host.liveview.LiveView`, to publish frames, readings and
-        the game state to, or None.
+        :attr:`events` and its page's presses are drained with the buttons), to publish frames,
+        readings and the game state to, or None.
     :param roll_log_grace_s: how long rows may wait in memory for an unwritable roll log before the
         service stops with status 1.
     :param backup_every_s: seconds between online backups of the roll log; None for none.
@@ -409,7 +408,7 @@ class TrayService:
         else:
             parts.append(("display", self.display.close))
         if self.live is not None:
-            parts.append(("live view", self.live.close))
+            parts.append(("table app", self.live.close))
         if self._source is not None:
             parts.append(("camera", self._source.close))
         if self.game_store is not None:
@@ -770,7 +769,7 @@ def build_service(
     :param pin_factory: a gpiozero pin factory to use instead of the one ``config.gpio`` names.
     :raises PinBusy: a GPIO pin is taken; the message names it (every device opened before is
         closed again).
-    :raises PortInUse: the live view's port is taken.
+    :raises PortInUse: the table app's port is taken.
     :raises CameraUnavailable: never: a camera missing at start is retried like one lost later.
     """
     from firmware_host.commands.vision_cmd import make_reader

@@ -41,12 +41,13 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from firmware_host.liveview import BOUNDARY
 from firmware_host.web.access import bearer_token
 from hardware.buttons import ButtonEvent
 from firmware_host.web.actions import ACTIONS, ActionRefused, TableAction
 
 PIN_SHOWN_S = 60
+BOUNDARY = "dicetrayframe"
+"""The MJPEG stream's multipart boundary."""
 
 API_VERSION = "1"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})

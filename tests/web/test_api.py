@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from websockets.sync.client import connect
 
-from firmware_host.liveview import PortInUse
+from firmware_host.web.server import PortInUse
 from firmware_host.transcript import FlowEvent, FlowEventKind
 from firmware_host.web import Pairing, TrayWeb
 from firmware_host.web.access import HostCheck, host_name
