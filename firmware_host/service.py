@@ -43,7 +43,7 @@ from firmware_host.config import Config
 from firmware_host.events import EventStream
 from firmware_host.web.state import table_state
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
-from firmware_host.rolllog import RollLog
+from firmware_host.rolllog import RollLog, lies_where_it_lay
 from firmware_host.sdnotify import Notifier, watchdog_interval
 from hardware.camera import ReplayFinished, WatchedSource, open_camera
 from hardware.errors import CameraUnavailable, CaptureStopped, HardwareError
@@ -448,13 +448,23 @@ class TrayService:
         def reading_and_score(roll_log: RollLog) -> str:
             # One transaction: a kill between the two can leave neither, never one without the other.
             with roll_log.transaction():
-                reading_id = roll_log.record_reading(reading)
+                reading_id = roll_log.record_reading(reading, dice_set=self._dice_set())
                 self._last_reading_id = reading_id
                 self._handle_events(self._to_flow(self.flow.on_reading, reading))
             return reading_id
 
         self._log_row(reading_and_score)
         return reading
+
+    def _dice_set(self) -> str | None:
+        """Whose dice the game waits for (the hero id, for the fairness report), None when the game
+        is not waiting for a roll or cannot say."""
+        view_of = getattr(self.flow, "view", None)
+        if view_of is None:
+            return None
+        view = view_of()
+        hero = getattr(view, "dice_hero", None)
+        return str(hero.id) if hero is not None and getattr(view, "wants_dice", False) else None
 
     def _handle_buttons(self) -> None:
         presses: Iterable[Any] = self.buttons.drain() if self.buttons is not None else ()
@@ -725,12 +735,8 @@ def same_dice(a: FrameReading, b: FrameReading) -> bool:
         return False
     left = list(b.dice)
     for die in a.dice:
-        x, y, w, h = die.box
-        reach = max(8.0, 0.35 * max(w, h))
         for other in left:
-            ox, oy, ow, oh = other.box
-            near = abs((x + w / 2) - (ox + ow / 2)) <= reach and abs((y + h / 2) - (oy + oh / 2)) <= reach
-            if near and other.value == die.value and other.status == die.status:
+            if lies_where_it_lay(die, other):
                 left.remove(other)
                 break
         else:

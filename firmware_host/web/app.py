@@ -11,7 +11,7 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``GET  /api/v1/stats``              frames, clients, drops                                read
 ``GET  /api/v1/games``              the games in the roll log                              read
 ``GET  /api/v1/heroes``             the heroes a game can be started with                  open
-``GET  /api/v1/fairness``           counts per face in the roll log, chi-square test        read
+``GET  /api/v1/fairness``           per dice set: thrown faces, chi-square test, verdict     read
 ``GET  /api/v1/games/N.dtr``        game N's record (docs/game-records.md), to download    read
 ``GET  /api/v1/camera/snapshot.jpg`` the newest frame                                     read
 ``GET  /api/v1/camera/stream.mjpg``  the camera, ``multipart/x-mixed-replace``            read
@@ -43,6 +43,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from firmware_host.web.access import bearer_token
 from hardware.buttons import ButtonEvent
+from firmware_host.fairness import Finding
 from firmware_host.web.actions import ACTIONS, ActionRefused, TableAction
 
 PIN_SHOWN_S = 60
@@ -283,14 +284,18 @@ def build_app(web: Any) -> ASGIApp:
         )
 
     async def fairness(request: Request) -> Response:
-        from firmware_host.fairness import fairness as report_of, roll_log_fairness
+        from firmware_host.errors import RollLogError
+        from firmware_host.fairness import roll_log_fairness, sets_fairness
 
         refused = read_refusal(request)
         if refused is not None:
             return refused
         if web.games_path is None:
-            return JSONResponse(report_of([]).to_json())
-        report = await asyncio.to_thread(roll_log_fairness, web.games_path)
+            return JSONResponse(sets_fairness([]).to_json())
+        try:
+            report = await asyncio.to_thread(roll_log_fairness, web.games_path)
+        except RollLogError as error:
+            return _problem(503, str(error))
         return JSONResponse(report.to_json())
 
     async def heroes(request: Request) -> Response:
@@ -486,7 +491,17 @@ def openapi_description() -> dict[str, Any]:
             "/api/v1/reading": read("the last dice reading with the camera frame's width and height, or null"),
             "/api/v1/events": read("the last 200 game events"),
             "/api/v1/stats": read("frames, stream clients and drops"),
-            "/api/v1/fairness": read("counts per face over the roll log and a chi-square test against fair dice"),
+            "/api/v1/fairness": {
+                "get": {
+                    "summary": "per dice set in the roll log: the faces thrown (dice kept for a reroll counted once), "
+                    "Pearson's chi-square test against a fair die and a verdict",
+                    "responses": {
+                        "200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Fairness"}}}},
+                        "401": error,
+                        "503": error,
+                    },
+                }
+            },
             "/api/v1/heroes": read("the heroes a game can be started with: id and name"),
             "/api/v1/games": read("the games in the roll log: number, started, tags, actions"),
             "/api/v1/games/{number}.dtr": read("a game's record in record notation", "text/plain"),
@@ -552,6 +567,29 @@ def openapi_description() -> dict[str, Any]:
                     },
                 },
                 "Press": {"type": "object", "required": ["button"], "properties": {"button": {"enum": list(BUTTONS)}}},
+                "FairnessReport": {
+                    "type": "object",
+                    "properties": {
+                        "dice_set": {"type": "string", "description": "a hero id, the face labels of a set, or 'numbered'"},
+                        "faces": {"type": "array", "items": {"type": "string"}, "minItems": 6, "maxItems": 6},
+                        "counts": {"type": "array", "items": {"type": "integer"}, "minItems": 6, "maxItems": 6},
+                        "throws": {"type": "integer"},
+                        "chi_square": {"type": "number"},
+                        "p_value": {"type": "number"},
+                        "finding": {"enum": [finding.value for finding in Finding]},
+                        "throws_to_be_sure": {"type": ["integer", "null"]},
+                        "verdict": {"type": "string"},
+                    },
+                },
+                "Fairness": {
+                    "type": "object",
+                    "properties": {
+                        "sets": {"type": "array", "items": {"$ref": "#/components/schemas/FairnessReport"}},
+                        "all": {"$ref": "#/components/schemas/FairnessReport"},
+                        "kept_left_out": {"type": "integer"},
+                        "min_throws": {"type": "integer"},
+                    },
+                },
             },
         },
     }

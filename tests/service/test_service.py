@@ -72,6 +72,7 @@ def test_a_roll_is_read_scored_logged_and_shown(make_service) -> None:
     assert service.light.status is service.flow.status() is TrayStatus.ABILITY_READY
     (reading,) = service.roll_log.readings()
     assert reading.notation == "6 6 6 6 6"
+    assert reading.dice_set == "barbarian"  # Ana's dice, for the fairness report
     scored = service.roll_log.scores()
     assert [s.kind for s in scored] == ["roll"]
     assert scored[0].reading_id == reading.id
