@@ -20,6 +20,11 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``POST /api/v1/buttons``            ``{"button": "next"|"select"|"back"|...-held}``       token
 ``POST /api/v1/actions``            ``{"action": "choose"|"set-die"|"undo"|"press", ...}``  token
 ``POST /api/v1/pair/show``          put the PIN on the tray's display for a minute        open
+``GET  /api/v1/calibration``        the calibration wizard under way, with its shots       read
+``POST /api/v1/calibration``        ``{"name", "faces": "sword-1 sword-2 ..."}``: start    token
+``POST /api/v1/calibration/shots``  ``{"label"}``: shoot that face with the camera        token
+``POST /api/v1/calibration/drop``   ``{"label"}``: take that face's last shot back        token
+``POST /api/v1/calibration/build``  ``{"replace"}``: build and save the profile, report    token
 ==================================  ===================================================  ==========
 
 "read" is open unless ``read_needs_pairing``; then it takes a token like a write (as
@@ -298,6 +303,73 @@ def build_app(web: Any) -> ASGIApp:
             return _problem(503, str(error))
         return JSONResponse(report.to_json())
 
+    async def calibration_state(request: Request) -> Response:
+        refused = read_refusal(request)
+        if refused is not None:
+            return refused
+        wizard = web.wizard
+        return JSONResponse({"wizard": await asyncio.to_thread(wizard.to_json) if wizard is not None else None})
+
+    async def calibration_start(request: Request) -> Response:
+        from calibration.errors import ProfileError
+        from firmware_host.web.calibrate import CalibrationWizard
+
+        body = await write_body(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            web.wizard = CalibrationWizard.from_json(body)
+        except ProfileError as error:
+            return _problem(422, str(error))
+        return JSONResponse({"wizard": web.wizard.to_json()}, status_code=201)
+
+    async def calibration_step(request: Request, step: Any, status: int = 200) -> Response:
+        """A write to the wizard under way: ``step(wizard, body)`` on a worker thread; a profile
+        error is a 422 naming the problem."""
+        from calibration.errors import ProfileError
+
+        body = await write_body(request)
+        if isinstance(body, Response):
+            return body
+        wizard = web.wizard
+        if wizard is None:
+            return _problem(409, "no calibration under way: start one with POST /api/v1/calibration")
+        try:
+            result = await asyncio.to_thread(step, wizard, body)
+        except ProfileError as error:
+            return _problem(422, str(error))
+        return result if isinstance(result, Response) else JSONResponse(result, status_code=status)
+
+    def take_shot(wizard: Any, body: dict[str, Any]) -> Any:
+        from firmware_host.web.calibrate import jpeg_data_url
+
+        label = body.get("label")
+        wizard.face(label)  # an unknown face is named before the camera is asked
+        frame = web.grab_frame(2.0)
+        if frame is None:
+            return _problem(503, "no camera frame came in 2 s: is the camera on?")
+        crop = wizard.shoot(label, frame)
+        return {"label": label, "shot": jpeg_data_url(crop), "wizard": wizard.to_json()}
+
+    def drop_shot(wizard: Any, body: dict[str, Any]) -> Any:
+        wizard.drop_last(body.get("label"))
+        return {"wizard": wizard.to_json()}
+
+    def build_wizard_profile(wizard: Any, body: dict[str, Any]) -> Any:
+        from firmware_host.web.calibrate import profile_report
+
+        profile, path = wizard.build(replace=body.get("replace") is True)
+        return profile_report(profile, path)
+
+    async def calibration_shot(request: Request) -> Response:
+        return await calibration_step(request, take_shot, 201)
+
+    async def calibration_drop(request: Request) -> Response:
+        return await calibration_step(request, drop_shot)
+
+    async def calibration_build(request: Request) -> Response:
+        return await calibration_step(request, build_wizard_profile, 201)
+
     async def heroes(request: Request) -> Response:
         from rules.dicethrone.heroes import all_heroes
 
@@ -317,6 +389,11 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/fairness", fairness, methods=["GET"]),
         Route("/api/v1/games/{number:int}.dtr", game_download, methods=["GET"]),
         Route("/api/v1/camera/snapshot.jpg", snapshot, methods=["GET"]),
+        Route("/api/v1/calibration", calibration_state, methods=["GET"]),
+        Route("/api/v1/calibration", calibration_start, methods=["POST"]),
+        Route("/api/v1/calibration/shots", calibration_shot, methods=["POST"]),
+        Route("/api/v1/calibration/drop", calibration_drop, methods=["POST"]),
+        Route("/api/v1/calibration/build", calibration_build, methods=["POST"]),
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
         Route("/api/v1/pair", pair, methods=["POST"]),
         Route("/api/v1/buttons", buttons, methods=["POST"]),
@@ -482,6 +559,11 @@ def openapi_description() -> dict[str, Any]:
     def read(summary: str, media: str = "application/json") -> dict[str, Any]:
         return {"get": {"summary": summary, "responses": {"200": {"description": "ok", "content": {media: {}}}, "401": error}}}
 
+    def calibration_write(summary: str, schema: str, ok: str) -> dict[str, Any]:
+        body = {"required": True, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+        answers = {ok: {"description": "done"}, "401": error, "403": error, "409": error, "422": error}
+        return {"post": {"summary": summary, "security": token, "requestBody": body, "responses": answers}}
+
     return {
         "openapi": "3.1.0",
         "info": {"title": "dicetray table app", "version": API_VERSION},
@@ -547,6 +629,21 @@ def openapi_description() -> dict[str, Any]:
                     "responses": {"202": {"description": "shown"}, "403": error},
                 }
             },
+            "/api/v1/calibration": {
+                **read("the calibration wizard under way: the die's name, its faces and each face's shots, or null"),
+                **calibration_write(
+                    "start calibrating a die set: its profile name and its faces (1-6, sword-1, blank=6 ...)",
+                    "CalibrationStart", "201",
+                ),
+            },
+            "/api/v1/calibration/shots": calibration_write(
+                "shoot a face: the next camera frame's one die, its top face kept as an example", "FaceLabel", "201"
+            ),
+            "/api/v1/calibration/drop": calibration_write("take a face's last shot back", "FaceLabel", "200"),
+            "/api/v1/calibration/build": calibration_write(
+                "build the profile from the shots and save it; the report says where and how its held-out reads went",
+                "CalibrationBuild", "201",
+            ),
         },
         "components": {
             "securitySchemes": {"pairedToken": {"type": "http", "scheme": "bearer", "description": "from POST /api/v1/pair"}},
@@ -567,6 +664,13 @@ def openapi_description() -> dict[str, Any]:
                     },
                 },
                 "Press": {"type": "object", "required": ["button"], "properties": {"button": {"enum": list(BUTTONS)}}},
+                "CalibrationStart": {
+                    "type": "object",
+                    "required": ["name", "faces"],
+                    "properties": {"name": {"type": "string"}, "faces": {"type": "string", "description": "e.g. '1 2 3 4 5 6' or 'sword-1 sword-2 sword-3 heart-4 heart-5 pow-6'"}},
+                },
+                "FaceLabel": {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}},
+                "CalibrationBuild": {"type": "object", "properties": {"replace": {"type": "boolean", "description": "overwrite a saved profile of the name"}}},
                 "FairnessReport": {
                     "type": "object",
                     "properties": {

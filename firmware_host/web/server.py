@@ -254,6 +254,9 @@ class TrayWeb:
         self.announcement: Any = None
         self.games_path: Any = None
         """The roll log whose game records the page lists and offers for download (None: none)."""
+        self.wizard: Any = None
+        """The calibration wizard under way on the page (a :class:`~firmware_host.web.calibrate.CalibrationWizard`), or None."""
+        self._grabs: list[queue.SimpleQueue[Frame]] = []
 
     @classmethod
     def from_config(cls, config: Any) -> TrayWeb:
@@ -426,6 +429,12 @@ class TrayWeb:
         the reading itself, so the frame goes out as the camera saw it; a new ``reading`` is sent
         on the event stream with the frame's size."""
         self.hub.publish(frame_bgr)
+        if self._grabs:  # a calibration shot waits for this frame
+            with self._lock:
+                waiting, self._grabs = self._grabs, []
+            shot = np.array(frame_bgr, dtype=np.uint8, copy=True)
+            for grab in waiting:
+                grab.put(shot)
         if reading is not None:
             height, width = frame_bgr.shape[:2]
             body = {"reading": reading.to_json(), "width": int(width), "height": int(height)}
@@ -435,6 +444,20 @@ class TrayWeb:
                 self._reading_json = text
             if changed:
                 self._broadcast("reading", body)
+
+    def grab_frame(self, timeout: float = 2.0) -> Frame | None:
+        """The next camera frame as the camera gave it (not the JPEG), for a calibration shot;
+        None when no frame comes within ``timeout`` seconds. Blocks: call it off the event loop."""
+        grab: queue.SimpleQueue[Frame] = queue.SimpleQueue()
+        with self._lock:
+            self._grabs.append(grab)
+        try:
+            return grab.get(timeout=timeout)
+        except queue.Empty:
+            with self._lock:
+                if grab in self._grabs:
+                    self._grabs.remove(grab)
+            return None
 
     def clear_reading(self) -> None:
         with self._lock:

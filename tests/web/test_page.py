@@ -248,3 +248,41 @@ def test_the_fairness_of_each_dice_set_is_charted(browser, scene, tmp_path) -> N
         context.close()
     finally:
         table.close()
+
+
+def test_a_die_is_calibrated_face_by_face_from_the_page(browser, scene, tmp_path) -> None:
+    from calibration.profiles import load_profile
+    from hardware.sim import DieDesign
+    from tests.web.dice import settled_face_frames
+
+    frame, _ = scene
+    faces = settled_face_frames(DieDesign.barbarian(), 2)
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        pair(page, table)
+        page.fill("#cal-name", "barbarian")
+        page.fill("#cal-faces", " ".join(faces))
+        page.click("#cal-begin")
+        page.wait_for_selector("#cal-steps .cal-face[data-face='sword-1'].next")
+        for label, frames in faces.items():
+            for n, shot in enumerate(frames, 1):
+                table.camera.show(shot)
+                page.wait_for_timeout(200)  # a frame or two of the die lying there
+                page.click(f".cal-face[data-face='{label}'] button:text('Shoot')")
+                page.wait_for_selector(f".cal-face[data-face='{label}'] img >> nth={n - 1}")
+        assert len(page.query_selector_all("#cal-steps img")) == 12
+        assert not page.is_disabled("#cal-build")
+        page.click("#cal-build")
+        page.wait_for_selector("#cal-report:not([hidden])", timeout=60000)
+        report = page.text_content("#cal-report")
+        assert report.startswith("saved die profile 'barbarian'") and "heart-4: 4 heart, 2 examples" in report
+        if os.environ.get("DICETRAY_SCREENSHOTS"):
+            page.add_style_tag(content="header { position: static }")  # not stuck over the section
+            page.locator("#calibrate").screenshot(path=str(SHOTS / "table-app-calibration.png"))
+        page.click("#cal-build")  # again: the profile is saved already, and the page says so
+        page.wait_for_function("document.querySelector('#cal-error').textContent.includes('saved already')")
+        context.close()
+    finally:
+        table.close()
+    assert [f.label for f in load_profile("barbarian").faces] == list(faces)
