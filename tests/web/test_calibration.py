@@ -49,6 +49,7 @@ def camera(web: TrayWeb) -> Iterator[StillCamera]:
 
 
 def test_each_face_is_shot_from_the_camera_and_the_profile_is_built(client, token, camera, faces) -> None:
+    # Building fits the matcher on a worker thread: seconds, more on a busy machine, hence the long timeouts.
     auth = {"Authorization": f"Bearer {token}"}
     labels = " ".join(faces)
     assert client.post("/api/v1/calibration", json={"name": "barbarian", "faces": labels}).status_code == 401
@@ -67,7 +68,7 @@ def test_each_face_is_shot_from_the_camera_and_the_profile_is_built(client, toke
             assert len(shot.json()["wizard"]["faces"][list(faces).index(label)]["shots"]) == n
     state = client.get("/api/v1/calibration").json()["wizard"]
     assert state["ready"] and all(len(f["shots"]) == 3 for f in state["faces"])
-    built = client.post("/api/v1/calibration/build", json={}, headers=auth)
+    built = client.post("/api/v1/calibration/build", json={}, headers=auth, timeout=120)
     assert built.status_code == 201, built.text
     report = built.json()
     assert report["text"].startswith("saved die profile 'barbarian' to ")
@@ -78,9 +79,9 @@ def test_each_face_is_shot_from_the_camera_and_the_profile_is_built(client, toke
     fresh = settled_face_frames(DieDesign.barbarian(), 1, seed=9)
     (die,) = profile.reader().read(fresh["heart-5"][0]).dice
     assert (die.value, die.face) == (5, "heart-5")
-    again = client.post("/api/v1/calibration/build", json={}, headers=auth)
+    again = client.post("/api/v1/calibration/build", json={}, headers=auth, timeout=120)
     assert again.status_code == 422 and "saved already" in again.json()["error"]
-    assert client.post("/api/v1/calibration/build", json={"replace": True}, headers=auth).status_code == 201
+    assert client.post("/api/v1/calibration/build", json={"replace": True}, headers=auth, timeout=120).status_code == 201
 
 
 def test_the_wizard_names_what_is_wrong(web, client, token, camera, faces) -> None:
@@ -101,7 +102,7 @@ def test_the_wizard_names_what_is_wrong(web, client, token, camera, faces) -> No
     camera.frame = faces["sword-1"][0]
     time.sleep(0.1)
     assert client.post("/api/v1/calibration/shots", json={"label": "sword-1"}, headers=auth).status_code == 201
-    missing = client.post("/api/v1/calibration/build", json={}, headers=auth)
+    missing = client.post("/api/v1/calibration/build", json={}, headers=auth, timeout=120)
     assert missing.status_code == 422 and "face 'star' has no shots yet" in missing.json()["error"]
     dropped = client.post("/api/v1/calibration/drop", json={"label": "sword-1"}, headers=auth)
     assert dropped.status_code == 200 and dropped.json()["wizard"]["faces"][0]["shots"] == []
