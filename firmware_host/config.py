@@ -185,8 +185,8 @@ class SettleConfig:
 
 @dataclass(frozen=True)
 class LiveViewConfig:
-    """The live view web page (camera stream with the dice marked, and the game state); off unless
-    enabled. ``host = "0.0.0.0"`` lets phones on the table's network watch."""
+    """The table app (the phone page, its API and the camera stream; docs/table-app.md); off unless
+    enabled. ``host = "0.0.0.0"`` lets phones on the table's network in."""
 
     enabled: bool = False
     host: str = "127.0.0.1"

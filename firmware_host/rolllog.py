@@ -47,11 +47,19 @@ from firmware_host.errors import RollLogError
 from vision.datafile import fsync_path
 from vision.types import DieReading, FrameReading
 
-__all__ = ["LoggedCorrection", "LoggedReading", "LoggedScore", "RollLog", "RollLogError", "reading_notation"]
+__all__ = [
+    "LoggedCorrection",
+    "LoggedReading",
+    "LoggedScore",
+    "RollLog",
+    "RollLogError",
+    "lies_where_it_lay",
+    "reading_notation",
+]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS readings (
     id TEXT PRIMARY KEY,
@@ -59,7 +67,8 @@ CREATE TABLE IF NOT EXISTS readings (
     notation TEXT NOT NULL,
     all_ok INTEGER NOT NULL,
     ms REAL NOT NULL,
-    dice TEXT NOT NULL
+    dice TEXT NOT NULL,
+    dice_set TEXT
 );
 CREATE TABLE IF NOT EXISTS scores (
     id TEXT PRIMARY KEY,
@@ -78,6 +87,10 @@ CREATE TABLE IF NOT EXISTS corrections (
 );
 CREATE INDEX IF NOT EXISTS readings_at ON readings(at);
 """
+# What each older schema needs to become the current one.
+_UPGRADES = {
+    1: "ALTER TABLE readings ADD COLUMN dice_set TEXT;",  # version 2: whose dice were thrown
+}
 
 # Rows waiting for a writable disk; far more than an evening of rolls, and a bound on memory.
 MAX_PENDING = 50_000
@@ -96,14 +109,29 @@ def reading_notation(reading: FrameReading) -> str:
     return " ".join(d.text() for d in ordered)
 
 
+def lies_where_it_lay(die: DieReading, before: DieReading) -> bool:
+    """Whether ``die`` is ``before`` not thrown again: the same face and status, its centre within a
+    third of a die's side of where ``before`` was (a few pixels of camera jitter; a thrown die never
+    lands back on its spot with the same face up but by rare chance)."""
+    x, y, w, h = die.box
+    bx, by, bw, bh = before.box
+    reach = max(8.0, 0.35 * max(w, h))
+    near = abs((x + w / 2) - (bx + bw / 2)) <= reach and abs((y + h / 2) - (by + bh / 2)) <= reach
+    return near and die.value == before.value and die.status == before.status
+
+
 @dataclass(frozen=True)
 class LoggedReading:
+    """A settled reading as logged. ``dice_set`` names whose dice the game was waiting for when it
+    was read (a hero id in Dice Throne), None outside a game or in a log from before it was kept."""
+
     id: str
     at: float
     notation: str
     all_ok: bool
     ms: float
     dice: tuple[DieReading, ...]
+    dice_set: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,16 +194,16 @@ class RollLog:
         """Rows not yet on disk (waiting for a retry)."""
         return len(self._pending)
 
-    def record_reading(self, reading: FrameReading, *, at: float | None = None) -> str:
-        """Logs a settled reading; returns its id.
+    def record_reading(self, reading: FrameReading, *, at: float | None = None, dice_set: str | None = None) -> str:
+        """Logs a settled reading, with whose dice were thrown (``dice_set``) when known; returns its id.
 
         :raises RollLogError: it could not be written now; it is kept and written on the next try.
         """
         row_id = uuid.uuid4().hex
         dice = json.dumps([d.to_json() for d in reading.dice], sort_keys=True)
         self._write(
-            "INSERT OR IGNORE INTO readings (id, at, notation, all_ok, ms, dice) VALUES (?, ?, ?, ?, ?, ?)",
-            (row_id, _now(at), reading_notation(reading), int(reading.all_ok), float(reading.ms), dice),
+            "INSERT OR IGNORE INTO readings (id, at, notation, all_ok, ms, dice, dice_set) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row_id, _now(at), reading_notation(reading), int(reading.all_ok), float(reading.ms), dice, dice_set),
         )
         return row_id
 
@@ -270,7 +298,7 @@ class RollLog:
 
     def readings(self, limit: int | None = None) -> list[LoggedReading]:
         """Logged readings, oldest first (the last ``limit`` when given)."""
-        rows = self._select("SELECT id, at, notation, all_ok, ms, dice FROM readings", limit)
+        rows = self._select("SELECT id, at, notation, all_ok, ms, dice, dice_set FROM readings", limit)
         return [
             LoggedReading(
                 id=row[0],
@@ -279,6 +307,7 @@ class RollLog:
                 all_ok=bool(row[3]),
                 ms=row[4],
                 dice=tuple(DieReading.from_json(d) for d in json.loads(row[5])),
+                dice_set=row[6],
             )
             for row in rows
         ]
@@ -388,7 +417,9 @@ class RollLog:
                     f"dicetray's {SCHEMA_VERSION}"
                 )
             if version < SCHEMA_VERSION:
-                connection.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+                # A new file gets the whole schema; an older log only its upgrades, in one transaction.
+                upgrades = "".join(_UPGRADES[v] for v in range(version, SCHEMA_VERSION)) if version else ""
+                connection.executescript(f"BEGIN; {_SCHEMA} {upgrades} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
         except sqlite3.Error as error:
             connection.close()
             raise self._error("cannot be opened", error) from None

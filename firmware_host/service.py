@@ -51,7 +51,7 @@ from firmware_host.events import EventStream, TrayEvent, TrayEventKind, game_eve
 from firmware_host.presenters import Presenters
 from firmware_host.web.state import table_state
 from firmware_host.errors import PROJECT_ERRORS, RollLogError
-from firmware_host.rolllog import RollLog
+from firmware_host.rolllog import RollLog, lies_where_it_lay
 from firmware_host.sdnotify import Notifier, watchdog_interval
 from hardware.camera import ReplayFinished, WatchedSource, open_camera
 from hardware.errors import CameraUnavailable, CaptureStopped, HardwareError
@@ -176,9 +176,8 @@ class TrayService:
     :param housekeeping: called every :data:`HOUSEKEEPING_S` seconds from the loop (for chores such
         as trimming the history gpiozero's mock pins keep), or None.
     :param live: a started :class:`firmware_host.web.TrayWeb` (the table app: it also subscribes to
-        :attr:`events` and its page's presses are drained with the buttons) or
-        :class:`firmware_host.liveview.LiveView`, to publish frames, readings and
-        the game state to, or None.
+        :attr:`events` and its page's presses are drained with the buttons), to publish frames,
+        readings and the game state to, or None.
     :param roll_log_grace_s: how long rows may wait in memory for an unwritable roll log before the
         service stops with status 1.
     :param backup_every_s: seconds between online backups of the roll log; None for none.
@@ -436,7 +435,7 @@ class TrayService:
         else:
             parts.append(("display", self.display.close))
         if self.live is not None:
-            parts.append(("live view", self.live.close))
+            parts.append(("table app", self.live.close))
         if self._source is not None:
             parts.append(("camera", self._source.close))
         if self.game_store is not None:
@@ -476,7 +475,7 @@ class TrayService:
         def reading_and_score(roll_log: RollLog) -> str:
             # One transaction: a kill between the two can leave neither, never one without the other.
             with roll_log.transaction():
-                reading_id = roll_log.record_reading(reading)
+                reading_id = roll_log.record_reading(reading, dice_set=self._dice_set())
                 self._last_reading_id = reading_id
                 self._handle_events(self._to_flow(self.flow.on_reading, reading))
             return reading_id
@@ -484,6 +483,16 @@ class TrayService:
         self._log_row(reading_and_score)
         self.events.publish(TrayEvent(TrayEventKind.READ))
         return reading
+
+    def _dice_set(self) -> str | None:
+        """Whose dice the game waits for (the hero id, for the fairness report), None when the game
+        is not waiting for a roll or cannot say."""
+        view_of = getattr(self.flow, "view", None)
+        if view_of is None:
+            return None
+        view = view_of()
+        hero = getattr(view, "dice_hero", None)
+        return str(hero.id) if hero is not None and getattr(view, "wants_dice", False) else None
 
     def _handle_buttons(self) -> None:
         presses: Iterable[Any] = self.buttons.drain() if self.buttons is not None else ()
@@ -743,12 +752,8 @@ def same_dice(a: FrameReading, b: FrameReading) -> bool:
         return False
     left = list(b.dice)
     for die in a.dice:
-        x, y, w, h = die.box
-        reach = max(8.0, 0.35 * max(w, h))
         for other in left:
-            ox, oy, ow, oh = other.box
-            near = abs((x + w / 2) - (ox + ow / 2)) <= reach and abs((y + h / 2) - (oy + oh / 2)) <= reach
-            if near and other.value == die.value and other.status == die.status:
+            if lies_where_it_lay(die, other):
                 left.remove(other)
                 break
         else:
@@ -801,7 +806,7 @@ def build_service(
     :param pin_factory: a gpiozero pin factory to use instead of the one ``config.gpio`` names.
     :raises PinBusy: a GPIO pin is taken; the message names it (every device opened before is
         closed again).
-    :raises PortInUse: the live view's port is taken.
+    :raises PortInUse: the table app's port is taken.
     :raises CameraUnavailable: never: a camera missing at start is retried like one lost later.
     """
     from firmware_host.commands.vision_cmd import make_reader

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Sets up .venv and runs every speed benchmark (odds, reading, profile reading, settle latency, display,
-# simulated tray, live view) with pytest-benchmark, pinned to one core where taskset exists.
+# simulated tray, camera frames, the table app) with pytest-benchmark, pinned to one core where taskset exists.
 . "$(dirname "$0")/venv.sh"
 pin=""
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"

@@ -11,7 +11,7 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``GET  /api/v1/stats``              frames, clients, drops                                read
 ``GET  /api/v1/games``              the games in the roll log                              read
 ``GET  /api/v1/heroes``             the heroes a game can be started with                  open
-``GET  /api/v1/fairness``           counts per face in the roll log, chi-square test        read
+``GET  /api/v1/fairness``           per dice set: thrown faces, chi-square test, verdict     read
 ``GET  /api/v1/games/N.dtr``        game N's record (docs/game-records.md), to download    read
 ``GET  /api/v1/camera/snapshot.jpg`` the newest frame                                     read
 ``GET  /api/v1/camera/stream.mjpg``  the camera, ``multipart/x-mixed-replace``            read
@@ -20,6 +20,11 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``POST /api/v1/buttons``            ``{"button": "next"|"select"|"back"|...-held}``       token
 ``POST /api/v1/actions``            ``{"action": "choose"|"set-die"|"undo"|"press", ...}``  token
 ``POST /api/v1/pair/show``          put the PIN on the tray's display for a minute        open
+``GET  /api/v1/calibration``        the calibration wizard under way, with its shots       read
+``POST /api/v1/calibration``        ``{"name", "faces": "sword-1 sword-2 ..."}``: start    token
+``POST /api/v1/calibration/shots``  ``{"label"}``: shoot that face with the camera        token
+``POST /api/v1/calibration/drop``   ``{"label"}``: take that face's last shot back        token
+``POST /api/v1/calibration/build``  ``{"replace"}``: build and save the profile, report    token
 ==================================  ===================================================  ==========
 
 "read" is open unless ``read_needs_pairing``; then it takes a token like a write (as
@@ -41,12 +46,14 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from firmware_host.liveview import BOUNDARY
 from firmware_host.web.access import bearer_token
 from hardware.buttons import ButtonEvent
+from firmware_host.fairness import Finding
 from firmware_host.web.actions import ACTIONS, ActionRefused, TableAction
 
 PIN_SHOWN_S = 60
+BOUNDARY = "dicetrayframe"
+"""The MJPEG stream's multipart boundary."""
 
 API_VERSION = "1"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -282,15 +289,86 @@ def build_app(web: Any) -> ASGIApp:
         )
 
     async def fairness(request: Request) -> Response:
-        from firmware_host.fairness import fairness as report_of, roll_log_fairness
+        from firmware_host.errors import RollLogError
+        from firmware_host.fairness import roll_log_fairness, sets_fairness
 
         refused = read_refusal(request)
         if refused is not None:
             return refused
         if web.games_path is None:
-            return JSONResponse(report_of([]).to_json())
-        report = await asyncio.to_thread(roll_log_fairness, web.games_path)
+            return JSONResponse(sets_fairness([]).to_json())
+        try:
+            report = await asyncio.to_thread(roll_log_fairness, web.games_path)
+        except RollLogError as error:
+            return _problem(503, str(error))
         return JSONResponse(report.to_json())
+
+    async def calibration_state(request: Request) -> Response:
+        refused = read_refusal(request)
+        if refused is not None:
+            return refused
+        wizard = web.wizard
+        return JSONResponse({"wizard": await asyncio.to_thread(wizard.to_json) if wizard is not None else None})
+
+    async def calibration_start(request: Request) -> Response:
+        from calibration.errors import ProfileError
+        from firmware_host.web.calibrate import CalibrationWizard
+
+        body = await write_body(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            web.wizard = CalibrationWizard.from_json(body)
+        except ProfileError as error:
+            return _problem(422, str(error))
+        return JSONResponse({"wizard": web.wizard.to_json()}, status_code=201)
+
+    async def calibration_step(request: Request, step: Any, status: int = 200) -> Response:
+        """A write to the wizard under way: ``step(wizard, body)`` on a worker thread; a profile
+        error is a 422 naming the problem."""
+        from calibration.errors import ProfileError
+
+        body = await write_body(request)
+        if isinstance(body, Response):
+            return body
+        wizard = web.wizard
+        if wizard is None:
+            return _problem(409, "no calibration under way: start one with POST /api/v1/calibration")
+        try:
+            result = await asyncio.to_thread(step, wizard, body)
+        except ProfileError as error:
+            return _problem(422, str(error))
+        return result if isinstance(result, Response) else JSONResponse(result, status_code=status)
+
+    def take_shot(wizard: Any, body: dict[str, Any]) -> Any:
+        from firmware_host.web.calibrate import jpeg_data_url
+
+        label = body.get("label")
+        wizard.face(label)  # an unknown face is named before the camera is asked
+        frame = web.grab_frame(2.0)
+        if frame is None:
+            return _problem(503, "no camera frame came in 2 s: is the camera on?")
+        crop = wizard.shoot(label, frame)
+        return {"label": label, "shot": jpeg_data_url(crop), "wizard": wizard.to_json()}
+
+    def drop_shot(wizard: Any, body: dict[str, Any]) -> Any:
+        wizard.drop_last(body.get("label"))
+        return {"wizard": wizard.to_json()}
+
+    def build_wizard_profile(wizard: Any, body: dict[str, Any]) -> Any:
+        from firmware_host.web.calibrate import profile_report
+
+        profile, path = wizard.build(replace=body.get("replace") is True)
+        return profile_report(profile, path)
+
+    async def calibration_shot(request: Request) -> Response:
+        return await calibration_step(request, take_shot, 201)
+
+    async def calibration_drop(request: Request) -> Response:
+        return await calibration_step(request, drop_shot)
+
+    async def calibration_build(request: Request) -> Response:
+        return await calibration_step(request, build_wizard_profile, 201)
 
     async def heroes(request: Request) -> Response:
         from rules.dicethrone.heroes import all_heroes
@@ -311,6 +389,11 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/fairness", fairness, methods=["GET"]),
         Route("/api/v1/games/{number:int}.dtr", game_download, methods=["GET"]),
         Route("/api/v1/camera/snapshot.jpg", snapshot, methods=["GET"]),
+        Route("/api/v1/calibration", calibration_state, methods=["GET"]),
+        Route("/api/v1/calibration", calibration_start, methods=["POST"]),
+        Route("/api/v1/calibration/shots", calibration_shot, methods=["POST"]),
+        Route("/api/v1/calibration/drop", calibration_drop, methods=["POST"]),
+        Route("/api/v1/calibration/build", calibration_build, methods=["POST"]),
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
         Route("/api/v1/pair", pair, methods=["POST"]),
         Route("/api/v1/buttons", buttons, methods=["POST"]),
@@ -476,6 +559,11 @@ def openapi_description() -> dict[str, Any]:
     def read(summary: str, media: str = "application/json") -> dict[str, Any]:
         return {"get": {"summary": summary, "responses": {"200": {"description": "ok", "content": {media: {}}}, "401": error}}}
 
+    def calibration_write(summary: str, schema: str, ok: str) -> dict[str, Any]:
+        body = {"required": True, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+        answers = {ok: {"description": "done"}, "401": error, "403": error, "409": error, "422": error}
+        return {"post": {"summary": summary, "security": token, "requestBody": body, "responses": answers}}
+
     return {
         "openapi": "3.1.0",
         "info": {"title": "dicetray table app", "version": API_VERSION},
@@ -485,7 +573,17 @@ def openapi_description() -> dict[str, Any]:
             "/api/v1/reading": read("the last dice reading with the camera frame's width and height, or null"),
             "/api/v1/events": read("the last 200 game events"),
             "/api/v1/stats": read("frames, stream clients and drops"),
-            "/api/v1/fairness": read("counts per face over the roll log and a chi-square test against fair dice"),
+            "/api/v1/fairness": {
+                "get": {
+                    "summary": "per dice set in the roll log: the faces thrown (dice kept for a reroll counted once), "
+                    "Pearson's chi-square test against a fair die and a verdict",
+                    "responses": {
+                        "200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Fairness"}}}},
+                        "401": error,
+                        "503": error,
+                    },
+                }
+            },
             "/api/v1/heroes": read("the heroes a game can be started with: id and name"),
             "/api/v1/games": read("the games in the roll log: number, started, tags, actions"),
             "/api/v1/games/{number}.dtr": read("a game's record in record notation", "text/plain"),
@@ -531,6 +629,21 @@ def openapi_description() -> dict[str, Any]:
                     "responses": {"202": {"description": "shown"}, "403": error},
                 }
             },
+            "/api/v1/calibration": {
+                **read("the calibration wizard under way: the die's name, its faces and each face's shots, or null"),
+                **calibration_write(
+                    "start calibrating a die set: its profile name and its faces (1-6, sword-1, blank=6 ...)",
+                    "CalibrationStart", "201",
+                ),
+            },
+            "/api/v1/calibration/shots": calibration_write(
+                "shoot a face: the next camera frame's one die, its top face kept as an example", "FaceLabel", "201"
+            ),
+            "/api/v1/calibration/drop": calibration_write("take a face's last shot back", "FaceLabel", "200"),
+            "/api/v1/calibration/build": calibration_write(
+                "build the profile from the shots and save it; the report says where and how its held-out reads went",
+                "CalibrationBuild", "201",
+            ),
         },
         "components": {
             "securitySchemes": {"pairedToken": {"type": "http", "scheme": "bearer", "description": "from POST /api/v1/pair"}},
@@ -551,6 +664,36 @@ def openapi_description() -> dict[str, Any]:
                     },
                 },
                 "Press": {"type": "object", "required": ["button"], "properties": {"button": {"enum": list(BUTTONS)}}},
+                "CalibrationStart": {
+                    "type": "object",
+                    "required": ["name", "faces"],
+                    "properties": {"name": {"type": "string"}, "faces": {"type": "string", "description": "e.g. '1 2 3 4 5 6' or 'sword-1 sword-2 sword-3 heart-4 heart-5 pow-6'"}},
+                },
+                "FaceLabel": {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}},
+                "CalibrationBuild": {"type": "object", "properties": {"replace": {"type": "boolean", "description": "overwrite a saved profile of the name"}}},
+                "FairnessReport": {
+                    "type": "object",
+                    "properties": {
+                        "dice_set": {"type": "string", "description": "a hero id, the face labels of a set, or 'numbered'"},
+                        "faces": {"type": "array", "items": {"type": "string"}, "minItems": 6, "maxItems": 6},
+                        "counts": {"type": "array", "items": {"type": "integer"}, "minItems": 6, "maxItems": 6},
+                        "throws": {"type": "integer"},
+                        "chi_square": {"type": "number"},
+                        "p_value": {"type": "number"},
+                        "finding": {"enum": [finding.value for finding in Finding]},
+                        "throws_to_be_sure": {"type": ["integer", "null"]},
+                        "verdict": {"type": "string"},
+                    },
+                },
+                "Fairness": {
+                    "type": "object",
+                    "properties": {
+                        "sets": {"type": "array", "items": {"$ref": "#/components/schemas/FairnessReport"}},
+                        "all": {"$ref": "#/components/schemas/FairnessReport"},
+                        "kept_left_out": {"type": "integer"},
+                        "min_throws": {"type": "integer"},
+                    },
+                },
             },
         },
     }

@@ -1,17 +1,17 @@
 """The table app's server: the Starlette app of :mod:`firmware_host.web.app` on uvicorn, in a
 thread of its own next to the service loop.
 
-The service talks to :class:`TrayWeb` as it talked to the old live view (``publish_frame``,
-``publish_state``, ``clear_reading``, ``close``), and :meth:`TrayWeb.on_event` subscribes to the
+The service talks to :class:`TrayWeb` through ``publish_frame``, ``publish_state``,
+``clear_reading`` and ``close``, and :meth:`TrayWeb.on_event` subscribes to the
 service's event stream. The page's button presses wait in a queue the service drains on its own
 thread (:meth:`TrayWeb.drain`), so the game is only ever touched by the service.
 
 Cost on the frame loop: ``publish_frame`` stores a copy at most ``max_fps`` times a second (the
-:class:`~firmware_host.liveview.FrameHub`); one pump thread encodes JPEG only while somebody watches
+:class:`~firmware_host.web.frames.FrameHub`); one pump thread encodes JPEG only while somebody watches
 the stream, and hands each frame to every viewer on the event loop. Idle connections cost a socket
 and a little memory, no thread.
 
-Guarantees kept from the old live view: a viewer that stops reading is dropped after
+Under load: a viewer that stops reading is dropped after
 :data:`STREAM_WRITE_TIMEOUT_S`, and a new viewer arriving while the streams are full takes the place
 of one stalled for :data:`STALLED_S`; a connection that sends no request within
 :data:`REQUEST_TIMEOUT_S` is closed (uvicorn only times out idle keep-alive connections, not new
@@ -21,15 +21,18 @@ ones); the ``Host`` is checked (:class:`~firmware_host.web.access.HostCheck`).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import enum
 import errno
-from collections import deque as collections_deque
 import json
 import logging
 import queue
 import socket
 import threading
 import time
+from collections import deque as collections_deque
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import PurePath
 from types import TracebackType
 from typing import Any
 
@@ -38,19 +41,10 @@ import numpy.typing as npt
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from firmware_host.liveview import (
-    REQUEST_TIMEOUT_S,
-    STALLED_S,
-    STREAM_WRITE_TIMEOUT_S,
-    BadLiveViewAddress,
-    FrameHub,
-    JpegFrame,
-    LiveViewError,
-    PortInUse,
-    to_jsonable,
-)
+from firmware_host.errors import ServiceError
 from firmware_host.web.access import HostCheck, Pairing
 from firmware_host.web.actions import ActionRefused, TableAction, presses
+from firmware_host.web.frames import FrameHub, JpegFrame
 from vision.types import FrameReading
 
 log = logging.getLogger("dicetray.web")
@@ -59,12 +53,45 @@ Frame = npt.NDArray[np.uint8]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
-# The stream write timeout, the stalled time and the request timeout are the live view's
-# (firmware_host.liveview): both servers hold stalled and silent clients to the same limits.
+STREAM_WRITE_TIMEOUT_S = 3.0
+"""Seconds one write to a stream viewer may block before that viewer is dropped; a viewer that reads
+never blocks this long (a frame is tens of KB, the socket buffer holds several)."""
+STALLED_S = 0.5
+"""Seconds a write must have blocked for its viewer to count as stalled and give way to a new one."""
+REQUEST_TIMEOUT_S = 5.0
+"""Seconds a new connection may take to send its request."""
 KEEPALIVE_S = 5.0
 MAX_BODY_BYTES = 16 * 1024
 EVENT_QUEUE = 256
 """Messages a stream (WebSocket) client may fall behind by before it is dropped as too slow."""
+
+
+class WebServerError(ServiceError):
+    """Base of the table app server's errors."""
+
+
+class PortInUse(WebServerError, RuntimeError):
+    """Another program (or another tray) already listens on the port; the message names it."""
+
+
+class BadWebAddress(WebServerError, ValueError):
+    """A host or port the server cannot bind (not a port number, unknown host, port not allowed)."""
+
+
+def to_jsonable(value: Any) -> Any:
+    """``json.dumps`` fallback for the project's values: enums by value, dataclasses as dicts, paths,
+    sets, numpy scalars; so the service publishes its values without converting them."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{value!r} ({type(value).__name__}) is not JSON serialisable")
 
 
 def _timed_protocol(request_timeout_s: float) -> type[H11Protocol]:
@@ -186,9 +213,9 @@ class TrayWeb:
         announce: bool = True,
     ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-            raise BadLiveViewAddress(f"web port must be 0-65535, got {port!r}")
+            raise BadWebAddress(f"web port must be 0-65535, got {port!r}")
         if not host.strip():
-            raise BadLiveViewAddress("web host is empty; use '127.0.0.1' or '0.0.0.0'")
+            raise BadWebAddress("web host is empty; use '127.0.0.1' or '0.0.0.0'")
         self.host = host
         self._requested_port = port
         self._bound_port: int | None = None
@@ -227,6 +254,9 @@ class TrayWeb:
         self.announcement: Any = None
         self.games_path: Any = None
         """The roll log whose game records the page lists and offers for download (None: none)."""
+        self.wizard: Any = None
+        """The calibration wizard under way on the page (a :class:`~firmware_host.web.calibrate.CalibrationWizard`), or None."""
+        self._grabs: list[queue.SimpleQueue[Frame]] = []
 
     @classmethod
     def from_config(cls, config: Any) -> TrayWeb:
@@ -271,14 +301,14 @@ class TrayWeb:
         """Bind, then serve on a thread of its own.
 
         :raises PortInUse: something already listens on the port.
-        :raises BadLiveViewAddress: the host is unknown or the port may not be bound.
+        :raises BadWebAddress: the host is unknown or the port may not be bound.
         """
         from firmware_host.web.app import build_app
 
         if self._closed:
-            raise LiveViewError(f"web server on port {self.port} is closed; make a new one")
+            raise WebServerError(f"web server on port {self.port} is closed; make a new one")
         if self._server is not None:
-            raise LiveViewError(f"web server on port {self.port} was already started")
+            raise WebServerError(f"web server on port {self.port} was already started")
         sock = self._bind()
         self._bound_port = int(sock.getsockname()[1])
         config = uvicorn.Config(
@@ -318,7 +348,7 @@ class TrayWeb:
         started.wait(10.0)
         if failure or not self._server.started:
             self.close()
-            raise LiveViewError(f"the web server on port {self.port} did not start: {failure[0] if failure else 'timeout'}")
+            raise WebServerError(f"the web server on port {self.port} did not start: {failure[0] if failure else 'timeout'}")
         self._pump = threading.Thread(target=self._pump_frames, name="web-frames", daemon=True)
         self._pump.start()
         for url in self.urls:
@@ -342,7 +372,7 @@ class TrayWeb:
         try:
             infos = socket.getaddrinfo(self.host, self._requested_port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         except socket.gaierror as error:
-            raise BadLiveViewAddress(f"web host {self.host!r} is unknown: {error.strerror}") from None
+            raise BadWebAddress(f"web host {self.host!r} is unknown: {error.strerror}") from None
         family, _, _, _, address = infos[0]
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -355,8 +385,8 @@ class TrayWeb:
             if error.errno == errno.EADDRINUSE:
                 raise PortInUse(f"web port {where} is in use (another dicetray or web server?)") from None
             if error.errno == errno.EACCES:
-                raise BadLiveViewAddress(f"web port {where} may not be bound (ports below 1024 need root)") from None
-            raise BadLiveViewAddress(f"web address {where} cannot be bound: {error.strerror}") from None
+                raise BadWebAddress(f"web port {where} may not be bound (ports below 1024 need root)") from None
+            raise BadWebAddress(f"web address {where} cannot be bound: {error.strerror}") from None
         sock.setblocking(False)
         return sock
 
@@ -399,6 +429,12 @@ class TrayWeb:
         the reading itself, so the frame goes out as the camera saw it; a new ``reading`` is sent
         on the event stream with the frame's size."""
         self.hub.publish(frame_bgr)
+        if self._grabs:  # a calibration shot waits for this frame
+            with self._lock:
+                waiting, self._grabs = self._grabs, []
+            shot = np.array(frame_bgr, dtype=np.uint8, copy=True)
+            for grab in waiting:
+                grab.put(shot)
         if reading is not None:
             height, width = frame_bgr.shape[:2]
             body = {"reading": reading.to_json(), "width": int(width), "height": int(height)}
@@ -408,6 +444,20 @@ class TrayWeb:
                 self._reading_json = text
             if changed:
                 self._broadcast("reading", body)
+
+    def grab_frame(self, timeout: float = 2.0) -> Frame | None:
+        """The next camera frame as the camera gave it (not the JPEG), for a calibration shot;
+        None when no frame comes within ``timeout`` seconds. Blocks: call it off the event loop."""
+        grab: queue.SimpleQueue[Frame] = queue.SimpleQueue()
+        with self._lock:
+            self._grabs.append(grab)
+        try:
+            return grab.get(timeout=timeout)
+        except queue.Empty:
+            with self._lock:
+                if grab in self._grabs:
+                    self._grabs.remove(grab)
+            return None
 
     def clear_reading(self) -> None:
         with self._lock:

@@ -209,7 +209,7 @@ def test_the_service_publishes_to_mqtt_when_the_config_says_so(broker: int, pins
 def test_a_settled_roll_sends_the_camera_picture_for_home_assistant(broker: int) -> None:
     import numpy as np
 
-    from firmware_host.liveview import FrameHub
+    from firmware_host.web.frames import FrameHub
 
     hub = FrameHub()
     hub.publish(np.full((48, 64, 3), 120, np.uint8))

@@ -64,7 +64,27 @@ def test_wal_and_full_sync_are_on(tmp_path: Path) -> None:
     connection = sqlite3.connect(path)
     try:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+    finally:
+        connection.close()
+
+
+def test_a_log_from_schema_1_is_upgraded_and_keeps_its_readings(tmp_path: Path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE readings (id TEXT PRIMARY KEY, at REAL NOT NULL, notation TEXT NOT NULL, all_ok INTEGER NOT NULL,"
+        " ms REAL NOT NULL, dice TEXT NOT NULL);"
+        "INSERT INTO readings VALUES ('old', 1.0, '4', 1, 5.0, '[{\"box\": [0, 0, 9, 9], \"value\": 4}]');"
+        "PRAGMA user_version=1;"
+    )
+    old.close()
+    with RollLog(path) as log:
+        log.record_reading(FrameReading((die(2, 10),)), at=2.0, dice_set="monk")
+        assert [(r.notation, r.dice_set) for r in log.readings()] == [("4", None), ("2", "monk")]
+    connection = sqlite3.connect(path)
+    try:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
     finally:
         connection.close()
 

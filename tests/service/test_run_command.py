@@ -200,7 +200,7 @@ def test_the_service_paces_the_simulated_tray_to_the_frame_rate(tmp_path: Path) 
 
 
 def test_a_taken_live_view_port_is_named_and_the_devices_are_released(tmp_path: Path, pins) -> None:
-    from firmware_host.liveview import PortInUse
+    from firmware_host.web.server import PortInUse
 
     with socket.socket() as squatter:
         squatter.bind(("127.0.0.1", 0))

@@ -72,6 +72,7 @@ def test_a_roll_is_read_scored_logged_and_shown(make_service) -> None:
     assert service.light.status is service.flow.status() is TrayStatus.ABILITY_READY
     (reading,) = service.roll_log.readings()
     assert reading.notation == "6 6 6 6 6"
+    assert reading.dice_set == "barbarian"  # Ana's dice, for the fairness report
     scored = service.roll_log.scores()
     assert [s.kind for s in scored] == ["roll"]
     assert scored[0].reading_id == reading.id
@@ -220,23 +221,22 @@ def test_roll_log_errors_are_service_errors() -> None:
     assert issubclass(RollLogError, RuntimeError)
 
 
-def test_the_live_view_gets_frames_readings_and_the_game_state(make_service, replay_scenes: Path) -> None:
-    import json
-    import urllib.request
+def test_the_table_app_gets_frames_readings_and_the_game_state(make_service, replay_scenes: Path) -> None:
+    import httpx
 
-    from firmware_host.liveview import LiveView
+    from firmware_host.web import TrayWeb
 
-    live = LiveView("127.0.0.1", 0)
+    live = TrayWeb("127.0.0.1", 0, announce=False)
     live.start()
     service = make_service(lambda: ReplaySource(replay_scenes), live=live)
     service.start()
     step_until(service, lambda: service.stats.readings == 1)
-    with urllib.request.urlopen(f"http://127.0.0.1:{live.port}/api/state", timeout=10) as response:
-        state = json.load(response)
-    assert len(state["reading"]["dice"]) == len(service.roll_log.readings()[0].dice)
-    assert state["state"]["status"] == service.flow.status().value
-    with urllib.request.urlopen(f"http://127.0.0.1:{live.port}/snapshot.jpg", timeout=10) as response:
-        assert response.headers["Content-Type"] == "image/jpeg"
+    with httpx.Client(base_url=f"http://127.0.0.1:{live.port}", timeout=10) as http:
+        reading = http.get("/api/v1/reading").json()
+        assert len(reading["reading"]["dice"]) == len(service.roll_log.readings()[0].dice)
+        assert http.get("/api/v1/state").json()["status"] == service.flow.status().value
+        snapshot = http.get("/api/v1/camera/snapshot.jpg")
+        assert snapshot.headers["content-type"] == "image/jpeg" and snapshot.content[:2] == b"\xff\xd8"
     service.close()
     assert live.hub.closed
 

@@ -35,6 +35,12 @@ class TableCamera:
             self._frame = frame
             self._moving = MOVING_FRAMES
 
+    def show(self, frame: np.ndarray) -> None:
+        """The camera sees ``frame`` from the next read on, still (a die put down by hand)."""
+        with self._lock:
+            self._frame = frame
+            self._moving = 0
+
     def read(self) -> np.ndarray:
         with self._lock:
             if self._moving:

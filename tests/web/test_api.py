@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from websockets.sync.client import connect
 
-from firmware_host.liveview import PortInUse
+from firmware_host.web.server import PortInUse
 from firmware_host.transcript import FlowEvent, FlowEventKind
 from firmware_host.web import Pairing, TrayWeb
 from firmware_host.web.access import HostCheck, host_name
@@ -236,15 +236,31 @@ def test_the_games_in_the_roll_log_are_listed_and_their_records_downloaded(web: 
     assert missing.status_code == 404 and "no game 7" in missing.json()["error"]
 
 
-def test_fairness_counts_the_faces_in_the_roll_log(web: TrayWeb, client: httpx.Client, tmp_path) -> None:
-    from firmware_host.rolllog import RollLog
-    from vision.types import DieReading, DieStatus, FrameReading
+def test_fairness_tells_a_loaded_set_of_dice_from_a_fair_one(web: TrayWeb, client: httpx.Client, tmp_path) -> None:
+    from tests.web.rolls import log_fair_and_loaded
 
-    assert client.get("/api/v1/fairness").json()["rolls"] == 0
+    empty = client.get("/api/v1/fairness").json()
+    assert empty["sets"] == [] and empty["all"]["throws"] == 0 and "too few" in empty["all"]["verdict"]
     path = tmp_path / "rolls.sqlite3"
-    log = RollLog(path)
-    log.record_reading(FrameReading(tuple(DieReading(v, 0.99, (9 * v, 0, 8, 8), DieStatus.OK) for v in (1, 2, 6, 6, 6))))
-    log.close()
+    log_fair_and_loaded(path)
     web.games_path = path
     report = client.get("/api/v1/fairness").json()
-    assert report["counts"] == [1, 1, 0, 0, 0, 3] and "too few" in report["verdict"]
+    fair, loaded = report["sets"]
+    assert fair["dice_set"] == "barbarian" and fair["throws"] == 600
+    assert fair["finding"] == "no-sign" and fair["verdict"] == "no sign of bias" and fair["p_value"] > 0.05
+    assert loaded["dice_set"] == "moon-elf" and loaded["counts"][5] == max(loaded["counts"])
+    assert loaded["finding"] in ("looks-biased", "biased") and loaded["p_value"] < 0.05
+    assert report["all"]["throws"] == 1200 and report["kept_left_out"] == 0
+    spec = client.get("/api/v1/openapi.json").json()
+    assert spec["paths"]["/api/v1/fairness"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Fairness"
+    }
+    assert set(spec["components"]["schemas"]["FairnessReport"]["properties"]) == set(fair)
+
+
+def test_fairness_of_a_roll_log_that_cannot_be_read_is_a_503_naming_it(web: TrayWeb, client: httpx.Client, tmp_path) -> None:
+    path = tmp_path / "rolls.sqlite3"
+    path.write_text("not a roll log")
+    web.games_path = path
+    refused = client.get("/api/v1/fairness")
+    assert refused.status_code == 503 and "rolls.sqlite3" in refused.json()["error"]

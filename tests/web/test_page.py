@@ -1,7 +1,8 @@
 """The phone page in real headless Chromium (Debian's, driven by Playwright) against the real tray
 service: correct a misread die, spend a status, play a card, pair from a second browser, see a roll
-arrive pushed. Screenshots of the page at phone and desktop sizes go to docs/images/ when
-DICETRAY_SCREENSHOTS is set (scripts/page_screenshots.sh)."""
+arrive pushed; the fairness charts. Screenshots of the page at phone and desktop sizes (and of the
+fairness panel) go to docs/images/ when DICETRAY_SCREENSHOTS is set:
+``DICETRAY_SCREENSHOTS=1 .venv/bin/python -m pytest tests/web/test_page.py``."""
 
 from __future__ import annotations
 
@@ -222,3 +223,66 @@ def test_a_game_is_started_from_the_page_with_heroes_and_names(browser, scene, t
     finally:
         table.close()
     assert table.flow.game.mode.value == "king-of-the-hill"
+
+
+def test_the_fairness_of_each_dice_set_is_charted(browser, scene, tmp_path) -> None:
+    from tests.web.rolls import log_fair_and_loaded
+
+    frame, _ = scene
+    log_fair_and_loaded(tmp_path / "rolls.sqlite3")  # the roll log the tray goes on writing
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table, width=1280, height=900)
+        page.wait_for_selector("#fair-sets .fair-set svg rect.bar")
+        sets = page.query_selector_all("#fair-sets .fair-set")
+        assert [s.get_attribute("data-set") for s in sets] == ["barbarian", "moon-elf"]
+        fair, loaded = sets
+        assert fair.query_selector(".name").text_content().startswith("Barbarian dice · ")
+        assert fair.query_selector(".verdict").text_content() == "no sign of bias"
+        assert "biased" in loaded.query_selector(".verdict").text_content()
+        heights = [float(bar.get_attribute("height")) for bar in loaded.query_selector_all("rect.bar")]
+        assert len(heights) == 6 and heights[5] == max(heights)  # the loaded die's six stands out
+        assert "p " in fair.text_content() and "χ²" in fair.text_content()
+        if os.environ.get("DICETRAY_SCREENSHOTS"):
+            page.locator("#fairness").screenshot(path=str(SHOTS / "table-app-fairness.png"))
+        context.close()
+    finally:
+        table.close()
+
+
+def test_a_die_is_calibrated_face_by_face_from_the_page(browser, scene, tmp_path) -> None:
+    from calibration.profiles import load_profile
+    from hardware.sim import DieDesign
+    from tests.web.dice import settled_face_frames
+
+    frame, _ = scene
+    faces = settled_face_frames(DieDesign.barbarian(), 2)
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        pair(page, table)
+        page.fill("#cal-name", "barbarian")
+        page.fill("#cal-faces", " ".join(faces))
+        page.click("#cal-begin")
+        page.wait_for_selector("#cal-steps .cal-face[data-face='sword-1'].next")
+        for label, frames in faces.items():
+            for n, shot in enumerate(frames, 1):
+                table.camera.show(shot)
+                page.wait_for_timeout(200)  # a frame or two of the die lying there
+                page.click(f".cal-face[data-face='{label}'] button:text('Shoot')")
+                page.wait_for_selector(f".cal-face[data-face='{label}'] img >> nth={n - 1}")
+        assert len(page.query_selector_all("#cal-steps img")) == 12
+        assert not page.is_disabled("#cal-build")
+        page.click("#cal-build")
+        page.wait_for_selector("#cal-report:not([hidden])", timeout=180000)  # the fit takes seconds, more on a busy machine
+        report = page.text_content("#cal-report")
+        assert report.startswith("saved die profile 'barbarian'") and "heart-4: 4 heart, 2 examples" in report
+        if os.environ.get("DICETRAY_SCREENSHOTS"):
+            page.add_style_tag(content="header { position: static }")  # not stuck over the section
+            page.locator("#calibrate").screenshot(path=str(SHOTS / "table-app-calibration.png"))
+        page.click("#cal-build")  # again: the profile is saved already, and the page says so
+        page.wait_for_function("document.querySelector('#cal-error').textContent.includes('saved already')")
+        context.close()
+    finally:
+        table.close()
+    assert [f.label for f in load_profile("barbarian").faces] == list(faces)

@@ -1,6 +1,7 @@
-"""Speed of the live view on the frame loop and in the stream threads (pytest-benchmark).
+"""Speed of the frame hub on the frame loop and in the stream's pump thread (pytest-benchmark).
 
-The normal run executes each once; ``pytest tests/liveview --benchmark-enable`` measures them.
+The normal run executes each once; ``pytest tests/benchmarks/test_bench_frames.py --benchmark-enable``
+measures them.
 """
 
 from __future__ import annotations
@@ -9,17 +10,15 @@ import numpy as np
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from firmware_host.liveview import FrameHub
+from firmware_host.web.frames import FrameHub
 from hardware.sim import random_scene, render_tray
-from vision.types import FrameReading
 
 
 @pytest.fixture(scope="module")
-def tray() -> tuple[np.ndarray, FrameReading]:
-    """A 640x480 simulated tray with five dice, and the perfect reading of it."""
+def tray() -> np.ndarray:
+    """A 640x480 simulated tray with five dice."""
     rng = np.random.default_rng(11)
-    rendered = render_tray(random_scene(rng, 5), rng)
-    return rendered.frame, FrameReading(dice=tuple(t.reading() for t in rendered.truth))
+    return render_tray(random_scene(rng, 5), rng).frame
 
 
 class Beat:
@@ -33,29 +32,29 @@ class Beat:
         return self.now
 
 
-def test_publish_a_frame_under_the_cap(benchmark: BenchmarkFixture, tray: tuple[np.ndarray, FrameReading]) -> None:
+def test_publish_a_frame_under_the_cap(benchmark: BenchmarkFixture, tray: np.ndarray) -> None:
     """What the service loop pays for most frames at 30 fps: a clock read, then dropped."""
     hub = FrameHub(clock=lambda: 0.0)
-    frame, _ = tray
+    frame = tray
     hub.publish(frame)
     kept = benchmark(hub.publish, frame)
     assert kept is False
 
 
-def test_publish_a_kept_frame(benchmark: BenchmarkFixture, tray: tuple[np.ndarray, FrameReading]) -> None:
+def test_publish_a_kept_frame(benchmark: BenchmarkFixture, tray: np.ndarray) -> None:
     """What the service loop pays for a frame the stream keeps: a copy of 640x480."""
     hub = FrameHub(clock=Beat())
-    frame, _ = tray
+    frame = tray
     assert benchmark(hub.publish, frame) is True
 
 
-def test_draw_and_encode_a_frame(benchmark: BenchmarkFixture, tray: tuple[np.ndarray, FrameReading]) -> None:
-    """What a stream thread pays per frame: draw five dice and encode 640x480 as JPEG."""
+def test_encode_a_frame(benchmark: BenchmarkFixture, tray: np.ndarray) -> None:
+    """What the pump thread pays per frame while somebody watches: encode 640x480 as JPEG."""
     hub = FrameHub(clock=Beat())
-    frame, reading = tray
+    frame = tray
 
     def publish_and_encode() -> int:
-        hub.publish(frame, reading)
+        hub.publish(frame)
         snapshot = hub.snapshot()
         assert snapshot is not None
         return len(snapshot.jpeg)
