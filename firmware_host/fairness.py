@@ -242,7 +242,8 @@ class RollLogFairness:
 
 
 def sets_fairness(readings: Sequence[Any]) -> RollLogFairness:
-    """The reports for logged readings (oldest first), per set, the sets in the order first thrown."""
+    """The reports for logged readings (oldest first), per set, the sets in the order first thrown;
+    after a set whose dice differ in body colour, one report per die colour (``"monk: red die"``)."""
     throws = thrown(readings)
     names = set_names(throws)
     by_set: dict[str, list[DieReading]] = {}
@@ -250,12 +251,23 @@ def sets_fairness(readings: Sequence[Any]) -> RollLogFairness:
         by_set.setdefault(name, []).extend(throw.dice)
     reports = []
     for name, dice in by_set.items():
-        labels = [sorted({str(d.face) for d in dice if d.value == v and d.face}) for v in range(1, FACES + 1)]
-        faces = tuple("/".join(found) if found else str(v) for v, found in enumerate(labels, 1))
-        reports.append(dataclasses.replace(fairness((d.value for d in dice), name), faces=faces))
+        reports.append(_report(name, dice))
+        # Dice of one set that differ in body colour are told apart, so each is tested on its own.
+        by_colour: dict[str, list[DieReading]] = {}
+        for d in dice:
+            if d.colour is not None:
+                by_colour.setdefault(d.colour.name, []).append(d)
+        if len(by_colour) > 1:
+            reports.extend(_report(f"{name}: {colour} die", own) for colour, own in by_colour.items())
     read = sum(1 for reading in readings for d in reading.dice if d.ok)
     overall = fairness(d.value for throw in throws for d in throw.dice)
     return RollLogFairness(tuple(reports), overall, read - overall.throws)
+
+
+def _report(name: str, dice: Sequence[DieReading]) -> FairnessReport:
+    labels = [sorted({str(d.face) for d in dice if d.value == v and d.face}) for v in range(1, FACES + 1)]
+    faces = tuple("/".join(found) if found else str(v) for v, found in enumerate(labels, 1))
+    return dataclasses.replace(fairness((d.value for d in dice), name), faces=faces)
 
 
 def roll_log_fairness(path: Any) -> RollLogFairness:

@@ -20,7 +20,7 @@ from firmware_host.fairness import (
     sets_fairness,
 )
 from firmware_host.rolllog import LoggedReading, RollLog
-from vision.types import DieReading, DieStatus, FrameReading
+from vision.types import BodyColour, DieReading, DieStatus, FrameReading
 
 
 def die(value: int, x: int, face: str | None = None) -> DieReading:
@@ -100,6 +100,28 @@ def test_dice_sets_are_told_apart_by_whose_dice_and_by_face_labels() -> None:
     assert labelled.counts == (1, 0, 0, 1, 0, 1)
     assert labelled.faces == ("sword-1", "2", "3", "heart-4", "5", "pow-6")
     assert report.overall.throws == 7 and report.kept == 1
+
+
+def test_dice_of_a_set_that_differ_in_colour_are_tested_one_by_one(tmp_path: Path) -> None:
+    red, blue = BodyColour("red", (200, 30, 35)), BodyColour("blue", (30, 70, 200))
+    path = tmp_path / "rolls.sqlite3"
+    log = RollLog(path)
+    for throw in range(60):
+        # The red die is loaded (always a six); the blue one rolls every face in turn.
+        dice = (
+            DieReading(6, 0.99, (10 + throw % 7 * 40, 0, 30, 30), DieStatus.OK, face="6", colour=red),
+            DieReading(throw % 6 + 1, 0.99, (400 + throw % 5 * 40, 0, 30, 30), DieStatus.OK, colour=blue),
+        )
+        log.record_reading(FrameReading(dice), dice_set="battle")
+    log.close()
+    by_set = {r.dice_set: r for r in roll_log_fairness(path).sets}
+    assert list(by_set) == ["battle", "battle: red die", "battle: blue die"]
+    assert by_set["battle: red die"].counts == (0, 0, 0, 0, 0, 60)
+    assert by_set["battle: red die"].finding is Finding.BIASED
+    assert by_set["battle: blue die"].counts == (10,) * 6 and by_set["battle: blue die"].finding is Finding.NO_SIGN
+    # A set of one colour has one report.
+    same = sets_fairness([logged(DieReading(3, 0.99, (10, 40, 30, 30), DieStatus.OK, colour=red), dice_set="monk")])
+    assert [r.dice_set for r in same.sets] == ["monk"]
 
 
 def test_the_report_reads_the_roll_log(tmp_path: Path) -> None:
