@@ -57,13 +57,13 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument("--rendered", type=int, default=6000, metavar="N", help="rendered training frames (default 6000)")
     train.add_argument("--real-weight", type=float, default=0.5, help="share of the detector's samples from real photos, 0-1 (default 0.5)")
     train.add_argument(
-        "--face-real-weight", type=float, default=0.5, help="share of the face network's samples from real photos, 0-1 (default 0.5)"
+        "--face-real-weight", type=float, default=0.65, help="share of the face network's samples from real photos, 0-1 (default 0.65)"
     )
     train.add_argument("--detector-steps", type=int, default=3000)
-    train.add_argument("--face-steps", type=int, default=3000)
+    train.add_argument("--face-steps", type=int, default=6000)
     train.add_argument("--detector-batch", type=int, default=24)
     train.add_argument("--face-batch", type=int, default=192)
-    train.add_argument("--face-width", type=int, default=32, help="channels of the face network's first stage (default 32)")
+    train.add_argument("--face-width", type=int, default=48, help="channels of the face network's first stage (default 48)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)

@@ -71,13 +71,13 @@ class TrainConfig:
     real: tuple[RealSource, ...] = ()
     seed: int = 0
     real_weight: float = 0.5
-    face_real_weight: float = 0.5
+    face_real_weight: float = 0.65
     detector_steps: int = 3000
     detector_batch: int = 24
     detector_patch: int = 256
-    face_steps: int = 3000
+    face_steps: int = 6000
     face_batch: int = 192
-    face_width: int = 32
+    face_width: int = 48
     negative_share: float = 0.25
     lr: float = 2e-3
     threads: int = 2
