@@ -849,7 +849,8 @@ class Game:
         return self.active_player.hero.ability(self.selected.ability)
 
     def _offense(self) -> Effect:
-        """What the activated ability does; damage that is a share of CP counts the CP held now."""
+        """What the activated ability does; damage that is a share of CP counts the CP held now
+        (the steps before damage use only its other effects)."""
         ability = self._ability()
         if ability is None:
             return Effect()
@@ -878,7 +879,7 @@ class Game:
         if self._ability() is None or not self._step("activation"):
             return
         attacker = self.active_player
-        offense = resolve_offense(attacker.hero, self._ability_checked(), self._roll_checked(), self.bonus_roll)
+        offense = self._offense()
         if not offense.steal and offense.cp:
             attacker.cp = _clamp_cp(attacker.cp + offense.cp)
             self._note(f"{attacker.name} gains {offense.cp} CP")
@@ -892,7 +893,7 @@ class Game:
         if self._ability() is None or defender is None or not self._step("targeted"):
             return
         attacker = self.active_player
-        offense = resolve_offense(attacker.hero, self._ability_checked(), self._roll_checked(), self.bonus_roll)
+        offense = self._offense()
         if offense.steal:
             # "Steal as much as they have": what the thief gains is what the opponent loses.
             gained = min(defender.cp, offense.cp)
@@ -914,15 +915,6 @@ class Game:
         defender.cp = _clamp_cp(defender.cp + defense.cp)
         defender.hand += defense.draw
         self._apply_statuses(defense, defender, self.active_player, steps=("self", "targeted"))
-
-    def _ability_checked(self) -> Ability:
-        ability = self._ability()
-        assert ability is not None
-        return ability
-
-    def _roll_checked(self) -> Roll:
-        assert self.offensive_roll is not None
-        return self.offensive_roll
 
     def _apply_exchange(self) -> Exchange:
         self._activation_step()
