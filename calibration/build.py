@@ -33,7 +33,7 @@ import numpy.typing as npt
 from calibration.errors import ProfileError
 from calibration.finding import die_crop
 from calibration.fitting import Fit, fit
-from calibration.profiles import DieProfile, check_label, check_name, read_pips
+from calibration.profiles import DieProfile, check_label, check_name, read_pips, read_pips_learned
 from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.datafile import load_toml_file
@@ -256,8 +256,11 @@ def with_pip_faces(
     for face in faces:
         crops = exemplars.get(face.label, ())
         if face.label not in given and not face.pips and crops:
-            reads = [read_pips(crop) for crop in crops]
-            if sum(1 for read in reads if read is not None and read[0] == face.value) >= PIP_FACE_SHARE * len(crops):
+            # A shot read by either pip reader counts: the rule-based one reads clean pips on any
+            # body, the learned one the pips of coloured, marbled or small dice it cannot.
+            ruled, learned = [read_pips(crop) for crop in crops], read_pips_learned(crops)
+            shown = sum(1 for pair in zip(ruled, learned) if any(r is not None and r[0] == face.value for r in pair))
+            if shown >= PIP_FACE_SHARE * len(crops):
                 face = dataclasses.replace(face, pips=True)
         out.append(face)
     shown = sum(1 for face in out if face.pips)

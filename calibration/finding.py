@@ -15,8 +15,11 @@ whatever their faces show:
 3. failing that, the photo as it is.
 
 Once found, the die is outlined again by the reader's own finders (its body, else its pips) in the
-whole photo, else in a window round it, so that the exemplar is cut as the reader will cut the die
-at the table; where they do not outline it, it is cut where the detector put its top face. Where
+whole photo, else in a window two dice across round it (the photo's edge repeated where the window
+reaches past it), through the function the reader cuts the dice it finds with
+(:func:`vision.profile_reader.outline_found_die`), so that the exemplar is cut as the reader will
+cut the die at the table; where they do not outline it, it is cut where the detector put its top
+face (:func:`vision.profile_reader.top_face_crop`), as the reader cuts it too. Where
 the detector sees no die or several, the one die the reader's finders see, if they see exactly
 one, is taken; else the photo is reported, with what the detector saw.
 """
@@ -31,9 +34,9 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.errors import ProfileError
-from vision.detect import FaceCandidate, FaceDetector
+from vision.detect import FaceDetector
 from vision.learned import CLASSES, FoundDie, LearnedReader, crop_transform, cut_crop, find_big_dice, to_input
-from vision.profile_reader import BodyDetector, square_crop
+from vision.profile_reader import TOP_FACE, BodyDetector, outline_found_die, top_face_crop
 
 Crop = npt.NDArray[np.uint8]
 
@@ -53,8 +56,6 @@ EDGE_TOLERANCE = 0.15
 PHOTO_SIDE = 300
 #: A die found only in the padded canvas is taken when the face network gives "no die" less than this.
 NOT_A_DIE = 0.5
-#: The top face is this share of the whole die the detector sizes (as :attr:`FoundDie.box`).
-TOP_FACE = 0.82
 
 
 @dataclass(frozen=True)
@@ -165,18 +166,6 @@ def _one(direct: Sequence[FoundDie], source: str) -> Located:
     raise ProfileError(f"{source!r}: no die found (not even with the photo padded); a calibration photo shows one die")
 
 
-def _nearest(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
-    """The candidate centred on ``die`` and about its size, if any."""
-    best, best_distance = None, float("inf")
-    for candidate in candidates:
-        fx, fy = candidate.center
-        distance = float(np.hypot(fx - die.cx, fy - die.cy))
-        side = max(candidate.box[2], candidate.box[3])
-        if distance < 0.3 * die.size and 0.5 * die.size <= side <= 1.6 * die.size and distance < best_distance:
-            best, best_distance = candidate, distance
-    return best
-
-
 def _only_die_by_finders(image: Crop, bodies: BodyDetector) -> Crop | None:
     """The crop of the one die the body finder or the pip finder sees whole, or ``None``."""
     single = bodies.find_single(image)
@@ -188,15 +177,6 @@ def _only_die_by_finders(image: Crop, bodies: BodyDetector) -> Crop | None:
         return pips[0].crop
     whole = [c for c in bodies.find(image) if not c.touches_frame_edge]
     return whole[0].crop if len(whole) == 1 else None
-
-
-def top_face_crop(image: Crop, die: FoundDie) -> Crop:
-    """The square crop of the die's top face where the detector put it, upright."""
-    half = die.size * TOP_FACE / 2.0
-    corners = np.array(
-        [[die.cx - half, die.cy - half], [die.cx + half, die.cy - half], [die.cx + half, die.cy + half], [die.cx - half, die.cy + half]]
-    )
-    return square_crop(image, corners)
 
 
 def die_crop(image: Crop, source: str, *, reader: LearnedReader | None = None, bodies: BodyDetector | None = None) -> Crop:
@@ -214,21 +194,6 @@ def die_crop(image: Crop, source: str, *, reader: LearnedReader | None = None, b
         if only is None:
             raise
         return only
-    h, w = image.shape[:2]
-    # The whole photo first, as the reader sees a tray frame at the table; then a window with tray
-    # round the die, where the finders see the die and little else.
-    views = [(image, 0, 0)]
-    if die.cx - 0.5 * die.size >= 1 and die.cy - 0.5 * die.size >= 1 and die.cx + 0.5 * die.size <= w - 2 and die.cy + 0.5 * die.size <= h - 2:
-        x0, y0 = max(0, int(die.cx - die.size)), max(0, int(die.cy - die.size))
-        x1, y1 = min(w, int(np.ceil(die.cx + die.size))), min(h, int(np.ceil(die.cy + die.size)))
-        views.append((np.ascontiguousarray(image[y0:y1, x0:x1]), x0, y0))
-    for view, x0, y0 in views:
-        local = FoundDie(die.cx - x0, die.cy - y0, die.size, die.score)
-        single = bodies.find_single(view)
-        if single is not None and _nearest([single], local) is not None:
-            return single.crop
-        for candidates in (bodies.find(view), [c for c in FaceDetector().find(view) if c.layout is not None]):
-            chosen = _nearest([c for c in candidates if not c.touches_frame_edge], local)
-            if chosen is not None:
-                return chosen.crop
-    return top_face_crop(image, die)
+    outlined = outline_found_die(image, die, bodies, repeat_edge=True)
+    return outlined.crop if outlined is not None else top_face_crop(image, die)
+

@@ -58,12 +58,14 @@ from vision.profile_reader import (
     BodyDetector,
     CalibratedFace,
     ConfidenceTable,
+    LearnedFaceFinder,
     MatcherSettings,
-    PipsAndBodiesDetector,
+    TOP_FACE,
     ProfileClassifier,
     TrayHint,
     paper_colour,
 )
+from vision.learned import CLASSES, CROP_CONTEXT, LearnedReader, crop_transform, cut_crop, to_input
 from vision.reader import DiceReader
 
 MANIFEST = "profile.json"
@@ -150,13 +152,16 @@ class DieProfile:
         (against ``tray``, the caller's :func:`calibration.tray.saved_tray_hint` for the saved tray
         profile; None: no tray known), faces read by :meth:`classifier`; faces marked ``pips`` may
         also be read by the pip reader. A value reads no files: the tray is the caller's to load."""
-        if self.finder == "pips":
-            return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=FaceDetector())
-        hint = tray
         paper = paper_colour([crop for crops in self.exemplars.values() for crop in crops])
-        bodies = BodyDetector(hint, paper=paper)
-        detector = PipsAndBodiesDetector(bodies) if self.finder == "pips+bodies" else bodies
-        return DiceReader(classifier=self.classifier(pip_reader=read_pips), detector=detector)
+        classifier = self.classifier(pip_reader=read_pips)
+        finder = LearnedFaceFinder(
+            bodies=BodyDetector(tray, paper=paper),
+            # Bodies the detector missed add dice of artwork sets, and cost pip sets precision.
+            bodies_alone=self.finder != "pips",
+            pips_alone=self.finder != "bodies",
+            pip_counts=[count for count in range(1, 7) if classifier.reads_by_pips(count)],
+        )
+        return DiceReader(classifier=classifier, detector=finder)
 
     def exemplar_count(self) -> int:
         return sum(len(crops) for crops in self.exemplars.values())
@@ -193,6 +198,32 @@ def read_pips(crop: Crop) -> tuple[int, float] | None:
     if len(faces) != 1 or faces[0].layout is None:
         return None
     return int(faces[0].layout.value), float(faces[0].quality)
+
+
+def read_pips_learned(crops: Sequence[Crop], reader: LearnedReader | None = None) -> list[tuple[int, float] | None]:
+    """Reads rectified face crops as pips with the learned face network: for each, (value,
+    probability) where it reads a pip count surely, else ``None``.
+
+    The network sees a die with tray round it (:func:`vision.learned.crop_transform`): each face is
+    framed as :func:`read_pips` frames it, the top face :data:`~vision.profile_reader.TOP_FACE` of
+    the die."""
+    reader = reader if reader is not None else LearnedReader()
+    if not crops:
+        return []
+    inputs = []
+    for crop in crops:
+        side = float(max(crop.shape[:2]))
+        pad = int(np.ceil(side / TOP_FACE * CROP_CONTEXT / 2.0))
+        rim = np.median(np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]), axis=0) * 0.6
+        framed: Crop = np.asarray(cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=[float(v) for v in rim]), np.uint8)
+        h, w = crop.shape[:2]
+        inputs.append(to_input(cut_crop(framed, crop_transform(pad + w / 2.0, pad + h / 2.0, side / TOP_FACE))))
+    out: list[tuple[int, float] | None] = []
+    for p in reader.model.face_probabilities(np.stack(inputs)):
+        best = int(np.argmax(p))
+        name = CLASSES[best]
+        out.append((int(name), float(p[best])) if name.isdigit() and float(p[best]) >= reader.min_confidence else None)
+    return out
 
 
 def _now() -> str:

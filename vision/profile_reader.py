@@ -14,14 +14,22 @@ Confidence is calibrated when the profile is built (:func:`calibration.fitting`)
 perturbed exemplars are read against the others, and a monotone table maps the matcher's margin to
 the fraction read right. A confidence of 0.9 means about 9 in 10 such reads were right.
 
+At the table the dice of a calibrated set are found by the learned detector
+(:class:`LearnedFaceFinder`), which finds dice whatever their faces show, and each is cut as
+calibration cut its exemplars (:func:`outline_found_die`); the rule-based finders
+(:class:`BodyDetector`, :class:`~vision.detect.FaceDetector`) add only the dice it misses that are
+read surely.
+
 Only numpy, OpenCV and :mod:`vision` are imported here.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,6 +42,7 @@ from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import Frame, check_frame
+from vision.learned import CLASSES, FoundDie, LearnedReader, crop_transform, cut_crop, find_big_dice, to_input
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -588,24 +597,67 @@ class ProfileClassifier:
     def classify(self, candidate: FaceCandidate) -> FaceResult:
         """Reads one top face (the :class:`~vision.classify.FaceClassifier` protocol).
 
-        A face found by its pips, whose count is a face of the profile marked ``pips``, is read
-        as that face from its pips; every other face from its exemplars. A single round mark is
-        the exception when the profile has faces without pips: an emblem looks like a one."""
+        A face of the profile marked ``pips`` is read from its pips: as the face network counts
+        them surely (on a die the learned detector found, :class:`DetectedFace`), else as the pip
+        finder found them, where the network does not count otherwise. Every other face is read
+        from its exemplars, the network's count a second opinion: where it counts other pips
+        (surely, or at all on a pip face), the face is ``unreadable`` with both as candidates; where
+        it sees no pips on a pip face, ``unreadable`` too; where the exemplars are torn between
+        faces and it surely counts the number of one of them, that one. The pip finder's single
+        round mark is never read as a one when the profile has faces without pips: an emblem looks
+        like a one to it."""
+        detected = candidate if isinstance(candidate, DetectedFace) else None
+        counted = detected.learned_pips if detected is not None else None
+        if counted is not None and counted[0] in self._pip_values:
+            # The network tells a one from an emblem, as the pip finder's single round mark cannot.
+            return self._pip_result(counted[0], counted[1])
+        # The network's likeliest pip count, sure or not: a second opinion on every pip face.
+        leaning = detected.leaning_pips if detected is not None else None
         layout = candidate.layout
-        if layout is not None and layout.value in self._pip_values and not (layout.value == 1 and self._has_artwork):
+        if layout is not None and self._by_pips(layout.value) and leaning in (None, layout.value):
             pips = self._pip_classifier.classify(candidate)
             if pips.status is DieStatus.OK:
-                face = self._pip_values[layout.value]
-                return FaceResult(face.value, face.label, pips.confidence, DieStatus.OK, face.symbol)
+                return self._pip_result(layout.value, pips.confidence)
         found = self.match(candidate.crop)
-        if not found.ok or found.face is None:
-            return FaceResult(
-                None, None, found.confidence, DieStatus.UNREADABLE, symbol=found.shared_symbol, reason=found.reason,
-                candidates=tuple(face.label for face in found.candidates),
-                candidate_values=tuple(face.value for face in found.candidates),
-            )  # fmt: skip
         face = found.face
-        return FaceResult(face.value, face.label, found.confidence, DieStatus.OK, face.symbol)
+        sure = counted[0] if counted is not None else None
+        if found.ok and face is not None:
+            # The network counting other pips than the exemplars show (surely, or on a pip face at
+            # all) is a second opinion against them: either may be right.
+            other = sure if sure is not None else leaning
+            if face.pips and detected is not None and detected.learned is not None and detected.learned[0] == "other":
+                # The network sees no pips where the exemplars name a pip face: a key, a side face.
+                return FaceResult(None, None, found.confidence, DieStatus.UNREADABLE, reason="not a pip face")
+            if other is not None and other != face.value:
+                either = (face, *[f for f in self.faces if f.value == other][:1])
+                return FaceResult(
+                    None, None, found.confidence, DieStatus.UNREADABLE, reason=_either(f.label for f in either),
+                    candidates=tuple(f.label for f in either) if len(either) > 1 else (),
+                    candidate_values=tuple(f.value for f in either) if len(either) > 1 else (),
+                )  # fmt: skip
+            return FaceResult(face.value, face.label, found.confidence, DieStatus.OK, face.symbol)
+        among = [f for f in found.candidates or ((face,) if face is not None else ()) if f.value == sure]
+        if counted is not None and len(among) == 1 and found.distance <= self.settings.accept_distance:
+            # Unsure between faces, one of them the face whose number the network counts surely.
+            return FaceResult(among[0].value, among[0].label, counted[1], DieStatus.OK, among[0].symbol)
+        return FaceResult(
+            None, None, found.confidence, DieStatus.UNREADABLE, symbol=found.shared_symbol, reason=found.reason,
+            candidates=tuple(face.label for face in found.candidates),
+            candidate_values=tuple(face.value for face in found.candidates),
+        )  # fmt: skip
+
+    def reads_by_pips(self, count: int) -> bool:
+        """Whether a face whose pips the face network counts surely as ``count`` is read as that
+        face from its pips (not from its crop)."""
+        return count in self._pip_values
+
+    def _by_pips(self, count: int) -> bool:
+        """Whether a face showing ``count`` pips is read as the profile's pip face of that number."""
+        return count in self._pip_values and not (count == 1 and self._has_artwork)
+
+    def _pip_result(self, count: int, confidence: float) -> FaceResult:
+        face = self._pip_values[count]
+        return FaceResult(face.value, face.label, confidence, DieStatus.OK, face.symbol)
 
 
 @dataclass(frozen=True)
@@ -1043,7 +1095,296 @@ class PipsAndBodiesDetector(FaceDetector):
         return found
 
 
+def _on(small: FoundDie, big: FoundDie) -> bool:
+    """Whether ``small`` lies on ``big`` (its centre within ``big``'s outline)."""
+    return small is not big and max(abs(small.cx - big.cx), abs(small.cy - big.cy)) < 0.5 * big.size
+
+
+#: Two dice lie at least this share of the bigger one's size apart, centre to centre.
+OVERLAP = 0.6
+
+
+def _overlap(a: FoundDie, b: FoundDie) -> bool:
+    """Whether the top faces of ``a`` and ``b`` would overlap: two dice lie at least a top face apart."""
+    return math.hypot(a.cx - b.cx, a.cy - b.cy) < OVERLAP * max(a.size, b.size)
+
+
+def _part_of(small: FaceCandidate, big: FaceCandidate) -> bool:
+    """Whether ``small`` lies on ``big`` and is much smaller: a pip or a part of its face."""
+    return _covers(big, small.center) and max(small.box[2], small.box[3]) < 0.8 * max(big.box[2], big.box[3])
+
+
 def _covers(candidate: FaceCandidate, point: tuple[float, float]) -> bool:
     """Whether ``point`` lies in the candidate's box."""
     x, y, w, h = candidate.box
     return x <= point[0] <= x + w and y <= point[1] <= y + h
+
+
+# -- dice found by the learned detector, cut as calibration cuts them ---------------------------
+
+#: The top face is this share of the whole die the detector sizes (as :attr:`FoundDie.box`).
+TOP_FACE = 0.82
+#: A die the face network gives "no die" this much or more is not a die (a side face, a shadow).
+NOT_A_DIE = 0.5
+
+
+def top_face_crop(image: Frame, die: FoundDie) -> Frame:
+    """The square crop of the die's top face where the detector put it, upright."""
+    half = die.size * TOP_FACE / 2.0
+    corners = np.array(
+        [[die.cx - half, die.cy - half], [die.cx + half, die.cy - half], [die.cx + half, die.cy + half], [die.cx - half, die.cy + half]]
+    )
+    return square_crop(image, corners)
+
+
+def nearest_outline(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
+    """The candidate centred on ``die`` and about its size, if any."""
+    best, best_distance = None, float("inf")
+    for candidate in candidates:
+        fx, fy = candidate.center
+        distance = float(np.hypot(fx - die.cx, fy - die.cy))
+        side = max(candidate.box[2], candidate.box[3])
+        if distance < 0.3 * die.size and 0.5 * die.size <= side <= 1.6 * die.size and distance < best_distance:
+            best, best_distance = candidate, distance
+    return best
+
+
+def _outline_in(view: Frame, die: FoundDie, bodies: BodyDetector, pips: FaceDetector) -> FaceCandidate | None:
+    """The die at ``die`` (in ``view``'s pixels) outlined in ``view``: as the one die of a photo
+    centred on it, else among the bodies, else among the faces read by their pips."""
+    single = bodies.find_single(view)
+    if single is not None and nearest_outline([single], die) is not None:
+        return single
+    for candidates in (bodies.find(view), [c for c in pips.find(view) if c.layout is not None]):
+        chosen = nearest_outline([c for c in candidates if not c.touches_frame_edge], die)
+        if chosen is not None:
+            return chosen
+    return None
+
+
+def die_window(image: Frame, die: FoundDie, *, repeat_edge: bool = False) -> tuple[Frame, int, int]:
+    """The square of ``image`` two dice across centred on ``die``, and where its top left corner
+    lies in ``image``: tray round the die, where the finders see the die and little else.
+
+    Where the square reaches past the image it is cut there (a die at the frame's edge is seen
+    cut by it), or with ``repeat_edge`` the image's edge is repeated to fill it: a calibration
+    photo cropped close round its die ends where the tray goes on."""
+    x0, y0 = int(np.floor(die.cx - die.size)), int(np.floor(die.cy - die.size))
+    side = max(8, int(np.ceil(2.0 * die.size)))
+    h, w = image.shape[:2]
+    inside = image[max(0, y0) : max(0, min(h, y0 + side)), max(0, x0) : max(0, min(w, x0 + side))]
+    if inside.size == 0:
+        return np.zeros((side, side, 3), np.uint8), x0, y0
+    if not repeat_edge:
+        return np.ascontiguousarray(inside, dtype=np.uint8), max(0, x0), max(0, y0)
+    top, left = max(0, -y0), max(0, -x0)
+    bottom, right = side - top - inside.shape[0], side - left - inside.shape[1]
+    window = cv2.copyMakeBorder(inside, top, max(0, bottom), left, max(0, right), cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(window, dtype=np.uint8), x0, y0
+
+
+def outline_found_die(
+    image: Frame, die: FoundDie, bodies: BodyDetector, pips: FaceDetector | None = None, *, repeat_edge: bool = False,
+    whole: Sequence[FaceCandidate] | None = None,
+) -> FaceCandidate | None:
+    """The die the detector found at ``die`` outlined by the reader's own finders, so that its crop
+    is cut square-on and turned as the die lies; ``None`` where they do not outline it (then
+    :func:`top_face_crop` cuts it where the detector put it).
+
+    Calibration and reading cut a die alike through this function, so that a die at the table is
+    compared with exemplars cut the same way: first in the whole image (a calibration photo: as
+    the one die centred in it, else among its bodies, else among its faces read by pips; a frame
+    at the table: among ``whole``, the bodies found in it once per frame), then in a window two
+    dice across round the die (:func:`die_window`), where the finders see the die and little else."""
+    pips = pips if pips is not None else FaceDetector()
+    if whole is None:
+        outlined = _outline_in(image, die, bodies, pips)
+    else:
+        outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], die)
+    if outlined is not None:
+        return outlined
+    window, x0, y0 = die_window(image, die, repeat_edge=repeat_edge)
+    local = _outline_in(window, FoundDie(die.cx - x0, die.cy - y0, die.size, die.score), bodies, pips)
+    return _moved(local, x0, y0) if local is not None else None
+
+
+def _moved(candidate: FaceCandidate, dx: int, dy: int) -> FaceCandidate:
+    """``candidate`` found in a window at (dx, dy) of a frame, in the frame's pixels."""
+    x, y, w, h = candidate.box
+    return dataclasses.replace(
+        candidate,
+        box=(x + dx, y + dy, w, h),
+        quad=tuple((px + dx, py + dy) for px, py in candidate.quad),
+        pips=tuple(dataclasses.replace(p, x=p.x + dx, y=p.y + dy) for p in candidate.pips),
+    )
+
+
+@dataclass(frozen=True)
+class DetectedFace(FaceCandidate):
+    """A top face of a calibrated set found in a frame: where and how it was cut, with what the
+    face network made of the die (``learned``: its class, one of :data:`vision.learned.CLASSES`,
+    and probability). ``by_detector`` is false for a die only the body or pip finder found: such a
+    die stands only when read surely."""
+
+    learned: tuple[str, float] | None = None
+    by_detector: bool = True
+    #: The face network's pip count and its probability, where it reads one surely.
+    learned_pips: tuple[int, float] | None = None
+
+    @property
+    def leaning_pips(self) -> int | None:
+        """The pip count the face network finds likeliest, sure or not (``None``: not a pip face)."""
+        if self.learned is None or not self.learned[0].isdigit():
+            return None
+        return int(self.learned[0])
+
+
+class LearnedFaceFinder(FaceDetector):
+    """Finds a calibrated set's dice with the learned detector, which finds dice whatever their
+    faces show, and cuts each die's top face as calibration cut its exemplars
+    (:func:`outline_found_die`, else :func:`top_face_crop`). Each found face carries what the face
+    network made of its die (:class:`DetectedFace`): the profile's classifier reads pip faces
+    from its count and takes it as a second opinion on the others.
+
+    The rule-based finders add only the dice the detector misses, as :class:`DetectedFace` with
+    ``by_detector`` false, which the reader keeps only where it reads them surely:
+    ``bodies_alone`` adds the bodies of the frame (measured: for artwork dice, the few the
+    detector misses at a frame's edge; for pip dice they cost precision), ``pips_alone`` the faces
+    the pip finder sees (for pip dice, a die in forty it misses). A face found so that the
+    detector saw as a few smaller dice (its pips) replaces them. ``pip_counts`` are the counts the
+    classifier reads from the network's count alone: such a die is not outlined in a window.
+    """
+
+    def __init__(
+        self,
+        learned: LearnedReader | None = None,
+        bodies: BodyDetector | None = None,
+        pips: FaceDetector | None = None,
+        *,
+        bodies_alone: bool = False,
+        pips_alone: bool = False,
+        pip_counts: Collection[int] = (),
+    ) -> None:
+        super().__init__()
+        self.pips_alone = pips_alone
+        self.pip_counts = frozenset(pip_counts)
+        self.learned = learned if learned is not None else LearnedReader()
+        self.bodies = bodies if bodies is not None else BodyDetector()
+        self.pips = pips if pips is not None else FaceDetector()
+        self.bodies_alone = bodies_alone
+
+    def __repr__(self) -> str:
+        return f"LearnedFaceFinder(learned={self.learned!r}, bodies={self.bodies!r}, bodies_alone={self.bodies_alone!r})"
+
+    def find(self, frame: Frame) -> list[FaceCandidate]:
+        """Every die of ``frame`` the detector finds and the face network takes for a die, each cut
+        as calibration cuts a die; then, with :attr:`bodies_alone`, the bodies the detector did not find."""
+        frame = check_frame(frame)
+        h, w = frame.shape[:2]
+        # Outlined once per frame: a die standing alone on the tray is outlined the same in the
+        # frame as in a window round it, and in a fraction of the time of a window per die.
+        whole = self.bodies.find(frame)
+        faces: list[FaceCandidate] = []
+        kept: list[FoundDie] = []
+        for die, p in self.found_dice(frame):
+            if any(_covers(f, (die.cx, die.cy)) for f in faces) or any(_overlap(k, die) for k in kept):
+                continue  # found already (seen from the side, a die may show the detector two peaks)
+            kept.append(die)
+            name, probability, sure = self._class_of(p)
+            # A die whose pips the network counts surely is read from them, not from its crop:
+            # it need not be outlined (most of the time a frame of pip dice takes).
+            counted = sure is not None and sure[0] in self.pip_counts
+            if counted:
+                outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], die)
+            else:
+                outlined = outline_found_die(frame, die, self.bodies, self.pips, whole=whole)
+            face = outlined if outlined is not None else self._at_box(frame, die, w, h)
+            if not any(_covers(f, face.center) for f in faces):
+                faces.append(_detected(face, (name, probability), by_detector=True, learned_pips=sure))
+        alone = list(whole) if self.bodies_alone else []
+        if self.pips_alone:
+            alone += [c for c in self.pips.find(frame) if c.layout is not None]
+        alone = [c for c in alone if not any(_covers(f, c.center) and not _part_of(f, c) for f in faces)]
+        if alone:
+            # The face network's look at each: a die it takes for none is none, and what it counts
+            # is a second opinion on the face, as on the detector's dice.
+            dice = [FoundDie(*c.center, max(c.box[2], c.box[3]) / TOP_FACE, 0.0) for c in alone]
+            crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in dice])
+            for candidate, p in zip(alone, self.learned.model.face_probabilities(crops)):
+                if self._not_a_die(p) or any(_covers(f, candidate.center) and not _part_of(f, candidate) for f in faces):
+                    continue
+                name, probability, sure = self._class_of(p)
+                # The detector's dice on it much smaller than it were its pips.
+                faces = [f for f in faces if not _part_of(f, candidate)]
+                faces.append(_detected(candidate, (name, probability), by_detector=False, learned_pips=sure))
+        return faces
+
+    def _class_of(self, p: npt.NDArray[np.float32]) -> tuple[str, float, tuple[int, float] | None]:
+        """The face network's likeliest class, its probability, and the pip count it reads surely."""
+        best = int(np.argmax(p))
+        name, probability = CLASSES[best], float(p[best])
+        sure = (int(name), probability) if name.isdigit() and probability >= self.learned.min_confidence else None
+        return name, probability, sure
+
+    def found_dice(self, frame: Frame) -> list[tuple[FoundDie, npt.NDArray[np.float32]]]:
+        """The dice the detector finds in ``frame`` that the face network takes for dice, with its
+        class probabilities for each: those of the working scale, strongest first, then those too
+        big for it that only the coarse look sees whole (as :class:`~vision.learned.LearnedReader`
+        takes them, and also where the working scale found nothing on one: a die with artwork)."""
+        found = self.learned.find(frame)
+        big = find_big_dice(frame, self.learned.model.detect_raw, self.learned.min_score)
+        everything = found + big
+        if not everything:
+            return []
+        crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in everything])
+        probabilities = self.learned.model.face_probabilities(crops)
+        kept = [(d, p) for d, p in zip(found, probabilities) if not self._not_a_die(p)]
+        for b, p in zip(big, probabilities[len(found) :]):
+            if self._not_a_die(p) or any(_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
+                continue  # no die, or one the working scale saw whole
+            on = [q for d, q in kept if _on(d, b)]
+            # Where the working scale found nothing on it, it missed a die with artwork; a big die
+            # whose pips the network counts surely was seen there as its pips (each a die of one
+            # or two), unless a die on it counts other pips more surely: then it was a group of dice.
+            counted = self._class_of(p)[2]
+            if on and (counted is None or any(self._outcounts(q, counted) for q in on)):
+                continue
+            kept = [(d, q) for d, q in kept if not _on(d, b)] + [(b, p)]
+        return kept
+
+    def _outcounts(self, p: npt.NDArray[np.float32], counted: tuple[int, float]) -> bool:
+        """Whether probabilities ``p`` count other pips than ``counted`` (a count and its probability), more surely."""
+        other = self._class_of(p)[2]
+        return other is not None and other[0] not in (1, counted[0]) and other[1] > counted[1]
+
+    def _not_a_die(self, p: npt.NDArray[np.float32]) -> bool:
+        """Whether the face network's probabilities ``p`` say no die, as the learned reader takes
+        them: "no die" likeliest, or an unsure pip count whose runner-up is "no die"."""
+        none = float(p[CLASSES.index("none")])
+        order = np.argsort(p)
+        best, runner = CLASSES[int(order[-1])], CLASSES[int(order[-2])]
+        if best == "none" or none >= NOT_A_DIE:
+            return True
+        return best.isdigit() and float(p[order[-1]]) < self.learned.min_confidence and runner == "none" and none >= self.learned.drop_unsure
+
+    @staticmethod
+    def _at_box(frame: Frame, die: FoundDie, w: int, h: int) -> FaceCandidate:
+        """The die cut where the detector put its top face."""
+        x, y, bw, bh = die.box
+        flags = CandidateFlag.NONE
+        if x < 1 or y < 1 or x + bw > w - 2 or y + bh > h - 2:
+            flags |= CandidateFlag.TOUCHES_FRAME_EDGE
+        half = die.size * TOP_FACE / 2.0
+        quad = ((die.cx - half, die.cy - half), (die.cx + half, die.cy - half), (die.cx + half, die.cy + half), (die.cx - half, die.cy + half))
+        bx0, by0 = max(0, x), max(0, y)
+        box = (bx0, by0, max(1, min(w, x + bw) - bx0), max(1, min(h, y + bh) - by0))
+        return FaceCandidate(box=box, quad=quad, crop=top_face_crop(frame, die), pips=(), layout=None, flags=flags)
+
+
+def _detected(
+    candidate: FaceCandidate, learned: tuple[str, float] | None, *, by_detector: bool, learned_pips: tuple[int, float] | None = None
+) -> DetectedFace:
+    return DetectedFace(
+        box=candidate.box, quad=candidate.quad, crop=candidate.crop, pips=candidate.pips, layout=candidate.layout,
+        flags=candidate.flags, quality=candidate.quality, learned=learned, by_detector=by_detector, learned_pips=learned_pips,
+    )  # fmt: skip

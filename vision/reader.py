@@ -1,9 +1,10 @@
 """The reader: one BGR frame in, one :class:`~vision.types.FrameReading` out.
 
 By default it is the learned reader (:mod:`vision.learned`), checked against the rule-based pip
-reader (:mod:`vision.combine`). Given a face classifier or a face detector (a calibrated profile
-brings both), it reads the faces the rule-based detector (:mod:`vision.detect`) finds with that
-classifier instead.
+reader (:mod:`vision.combine`). Given a face classifier or a face detector, it reads the faces that
+detector finds with that classifier instead. A calibrated profile brings both: the learned detector
+finding its dice (:class:`vision.profile_reader.LearnedFaceFinder`) and its exemplar matcher
+(:class:`vision.profile_reader.ProfileClassifier`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from vision.combine import combine
 from vision.detect import CandidateFlag, FaceCandidate, FaceDetector
 from vision.imageio import Frame, check_frame
 from vision.learned import LearnedReader
+from vision.profile_reader import DetectedFace
 from vision.types import DieReading, DieStatus, FrameReading
 
 
@@ -28,7 +30,9 @@ class DiceReader:
     it that reading stands (:func:`vision.combine.combine`). With a ``classifier`` or a ``detector``, the rule-based detector's faces are
     read by ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly
     outside the frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the
-    classifier cannot read ``unreadable``. Only ``ok`` dice carry a value.
+    classifier cannot read ``unreadable``. A die only a rule-based finder found, where the learned
+    detector saw none (a :class:`~vision.profile_reader.DetectedFace` not ``by_detector``), stands
+    only where it is read ``ok``. Only ``ok`` dice carry a value.
 
     >>> reader = DiceReader()
     >>> reading = reader.read(frame)  # doctest: +SKIP
@@ -72,7 +76,12 @@ class DiceReader:
 
     def _read_pips(self, frame: Frame) -> FrameReading:
         start = time.perf_counter()
-        dice = [self._reading(c, self.classifier.classify(c)) for c in self.detector.find(frame)]
+        dice = []
+        for candidate in self.detector.find(frame):
+            reading = self._reading(candidate, self.classifier.classify(candidate))
+            # A die only the body finder found, where the learned detector saw none, stands only read surely.
+            if reading.ok or not isinstance(candidate, DetectedFace) or candidate.by_detector:
+                dice.append(reading)
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         ms = (time.perf_counter() - start) * 1000.0
         return FrameReading(dice=tuple(dice), ms=ms)
