@@ -1138,7 +1138,12 @@ def top_face_crop(image: Frame, die: FoundDie) -> Frame:
 
 
 def nearest_outline(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
-    """The candidate centred on ``die`` and about its size, if any."""
+    """The candidate centred on ``die`` and about its size, if any; else one about 0.6 of its size
+    (the coarse look for big dice, and the detector on a padded crop, size a die that much too big)."""
+    return _nearest_at(candidates, die) or _nearest_at(candidates, FoundDie(die.cx, die.cy, 0.6 * die.size, die.score))
+
+
+def _nearest_at(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
     best, best_distance = None, float("inf")
     for candidate in candidates:
         fx, fy = candidate.center
