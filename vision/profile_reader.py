@@ -1109,6 +1109,10 @@ def _overlap(a: FoundDie, b: FoundDie) -> bool:
     return math.hypot(a.cx - b.cx, a.cy - b.cy) < OVERLAP * max(a.size, b.size)
 
 
+def _shrunk(die: FoundDie) -> FoundDie:
+    return FoundDie(die.cx, die.cy, 0.6 * die.size, die.score)
+
+
 def _part_of(small: FaceCandidate, big: FaceCandidate) -> bool:
     """Whether ``small`` lies on ``big`` and is much smaller: a pip or a part of its face."""
     return _covers(big, small.center) and max(small.box[2], small.box[3]) < 0.8 * max(big.box[2], big.box[3])
@@ -1138,12 +1142,7 @@ def top_face_crop(image: Frame, die: FoundDie) -> Frame:
 
 
 def nearest_outline(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
-    """The candidate centred on ``die`` and about its size, if any; else one about 0.6 of its size
-    (the coarse look for big dice, and the detector on a padded crop, size a die that much too big)."""
-    return _nearest_at(candidates, die) or _nearest_at(candidates, FoundDie(die.cx, die.cy, 0.6 * die.size, die.score))
-
-
-def _nearest_at(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceCandidate | None:
+    """The candidate centred on ``die`` and about its size, if any."""
     best, best_distance = None, float("inf")
     for candidate in candidates:
         fx, fy = candidate.center
@@ -1303,6 +1302,9 @@ class LearnedFaceFinder(FaceDetector):
                 outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], die)
             else:
                 outlined = outline_found_die(frame, die, self.bodies, self.pips, whole=whole)
+            if outlined is None:
+                # The coarse look sizes a big die roughly: its outline may be a good deal smaller.
+                outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], _shrunk(die))
             face = outlined if outlined is not None else self._at_box(frame, die, w, h)
             if not any(_covers(f, face.center) for f in faces):
                 faces.append(_detected(face, (name, probability), by_detector=True, learned_pips=sure))

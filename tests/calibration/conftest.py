@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -32,13 +33,13 @@ def hero_folder(folder: Path, design: DieDesign | None = None, per_face: int = 5
     return folder
 
 
-def tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int) -> Path:
+def tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int, style: DieStyle | None = None) -> Path:
     """Five tray frames per face of one die well inside the frame (on :data:`FELT`), sorted into
     folders named by face label, with a faces.toml giving each face its number and symbol."""
     rng = np.random.default_rng(seed)
     counts: Counter[str] = Counter()
     while min(counts[f.label] for f in design.faces) < 5:
-        scene = random_scene(rng, 1, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
+        scene = random_scene(rng, 1, designs=[design], styles=[style or DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
         tray = render_tray(scene, rng)
         truth = tray.truth[0]
         x, y, w, h = truth.box
@@ -55,7 +56,9 @@ def tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int) -> Pa
     return folder
 
 
-def tray_reads(reader, design: DieDesign, background: Background, die_px: float, seed: int, frames: int) -> list[tuple[str, float]]:
+def tray_reads(
+    reader, design: DieDesign, background: Background, die_px: float, seed: int, frames: int, style: DieStyle | None = None
+) -> list[tuple[str, float]]:
     """The outcome of every whole die in ``frames`` fresh frames of 1-5 dice of ``design`` read by
     ``reader``, with the confidence it stated: right, misread, unreadable (the reader said it
     cannot tell), edge (reported cut by the frame edge), missed."""
@@ -63,7 +66,7 @@ def tray_reads(reader, design: DieDesign, background: Background, die_px: float,
     outcome: list[tuple[str, float]] = []
     for _ in range(frames):
         count = int(rng.integers(1, 6))
-        scene = random_scene(rng, count, designs=[design], styles=[DieStyle()], tilt_deg=0, background=background, die_px=die_px)
+        scene = random_scene(rng, count, designs=[design], styles=[style or DieStyle()], tilt_deg=0, background=background, die_px=die_px)
         tray = render_tray(scene, rng)
         dice = reader.read(tray.frame).dice
         for truth in tray.truth:
@@ -79,6 +82,31 @@ def tray_reads(reader, design: DieDesign, background: Background, die_px: float,
             else:
                 outcome.append(("right" if hit.face == truth.face else "misread", hit.confidence))
     return outcome
+
+
+def write_face_crops(dataset: Any, folder: Path, margin: float, per_face: int = 5) -> set[str]:
+    """Crops of the first ``per_face`` labelled dice of each value in ``dataset`` (a
+    :class:`vision.dataset.Dataset`), as a player cuts them: the die's box and ``margin`` of its
+    size round it, in folders 1-6 of ``folder``. Returns the names of the photos used."""
+    counts: Counter[str] = Counter()
+    used = set()
+    for item in sorted(dataset.images, key=lambda i: i.name):
+        if min(counts[str(v)] for v in range(1, 7)) >= per_face:
+            break
+        frame = None
+        for die in item.dice:
+            label = str(die.value)
+            if counts[label] >= per_face:
+                continue
+            frame = item.load() if frame is None else frame
+            x, y, w, h = die.box
+            grow = int(margin * max(w, h))
+            crop = frame[max(0, y - grow) : y + h + grow, max(0, x - grow) : x + w + grow]
+            (folder / label).mkdir(exist_ok=True)
+            cv2.imwrite(str(folder / label / f"{item.name}-{counts[label]}.png"), crop)
+            counts[label] += 1
+            used.add(item.name)
+    return used
 
 
 def face_crops(design: DieDesign, count: int, seed: int) -> list[tuple[int, np.ndarray]]:
@@ -118,6 +146,12 @@ def shots():
 def photos_on_tray():
     """``tray_photos(folder, design, die_px, seed)``: five tray frames per face in face folders."""
     return tray_photos
+
+
+@pytest.fixture(scope="package")
+def crops_per_face():
+    """``write_face_crops(dataset, folder, margin, per_face=5)``: a player's crops of real dice."""
+    return write_face_crops
 
 
 @pytest.fixture(scope="package")

@@ -100,29 +100,14 @@ def test_a_die_beside_its_side_face_is_cut_to_its_top() -> None:
 
 
 @pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
-def test_real_pip_dice_calibrated_from_a_players_crops_are_found_by_their_pips(tmp_path: Path) -> None:
+def test_real_pip_dice_calibrated_from_a_players_crops_are_found_by_their_pips(tmp_path: Path, crops_per_face) -> None:
     """Five crops per face cut from real photos (a die and some table round it), sorted into folders
     1-6: the set is found by its pips, and every sixth other photo is read back."""
     from vision.dataset import Dataset, load_dataset
     from vision.evaluate import evaluate
 
     dataset = load_dataset(REAL_D6)
-    counts: Counter[str] = Counter()
-    used = set()
-    for item in sorted(dataset.images, key=lambda i: i.name):
-        frame = None
-        for die in item.dice:
-            label = str(die.value)
-            if counts[label] >= 5:
-                continue
-            frame = item.load() if frame is None else frame
-            x, y, w, h = die.box
-            grow = int(0.4 * max(w, h))
-            crop = frame[max(0, y - grow) : y + h + grow, max(0, x - grow) : x + w + grow]
-            (tmp_path / label).mkdir(exist_ok=True)
-            cv2.imwrite(str(tmp_path / label / f"{item.name}.png"), crop)
-            counts[label] += 1
-            used.add(item.name)
+    used = crops_per_face(dataset, tmp_path, margin=0.4)
     profile = build_from_folder("real-crops", tmp_path)
     assert profile.finder == "pips"
     rest = [i for i in dataset.images if i.name not in used][::6]

@@ -25,80 +25,28 @@ BLUE_MARBLED = DieStyle.parse("blue/white/marbled")
 BYLER = Path(__file__).resolve().parents[3] / "shared" / "data" / "byler-d6-train"
 
 
-def _tray_photos(folder: Path, design: DieDesign, style: DieStyle, seed: int) -> Path:
-    """Five tray photos per face of one die of ``style`` on green felt, in face folders."""
-    rng = np.random.default_rng(seed)
-    counts: Counter[str] = Counter()
-    while min(counts[f.label] for f in design.faces) < 5:
-        scene = random_scene(rng, 1, designs=[design], styles=[style], tilt_deg=0, background=FELT, die_px=60)
-        tray = render_tray(scene, rng)
-        truth = tray.truth[0]
-        x, y, w, h = truth.box
-        if truth.status is not DieStatus.OK or counts[truth.face] >= 5 or min(x, y) < 30 or x + w > 600 or y + h > 440:
-            continue
-        (folder / truth.face).mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), tray.frame)
-        counts[truth.face] += 1
-    (folder / "faces.toml").write_text("\n".join(f'[faces.{f.label}]\nvalue = {f.value}\nsymbol = "{f.symbol}"\n' for f in design.faces))
-    return folder
-
-
-def test_marbled_blue_hero_dice_on_a_blue_cloth_are_all_found_and_read(tmp_path: Path) -> None:
+def test_marbled_blue_hero_dice_on_a_blue_cloth_are_all_found_and_read(tmp_path: Path, photos_on_tray, reads_on_tray) -> None:
     # Calibrated on felt, read on a cloth of the dice's own blue, where their bodies hardly stand
     # out: the body finder alone missed 14 of these 54 dice (36 right); the detector finds them
     # all. Measured: 48 right, 5 unreadable, 1 read as the other number of its symbol.
     design = DieDesign.barbarian()
-    profile = build_from_folder("blue", _tray_photos(tmp_path, design, BLUE_MARBLED, seed=3))
-    reader = profile.reader()
-    symbols = {f.label: f.symbol for f in design.faces}
-    rng = np.random.default_rng(5)
-    outcome: Counter[str] = Counter()
-    for _ in range(20):
-        scene = random_scene(rng, int(rng.integers(1, 6)), designs=[design], styles=[BLUE_MARBLED], tilt_deg=0, background=BLUE_CLOTH, die_px=60)
-        tray = render_tray(scene, rng)
-        dice = reader.read(tray.frame).dice
-        for truth in tray.truth:
-            if truth.status is not DieStatus.OK:
-                continue
-            die = truth.found_in(dice)
-            if die is None:
-                outcome["missed"] += 1
-            elif die.ok and die.symbol != symbols[truth.face]:
-                outcome["wrong symbol"] += 1
-            else:
-                outcome["right" if die.ok and die.face == truth.face else "other"] += 1
+    profile = build_from_folder("blue", photos_on_tray(tmp_path, design, 60, seed=3, style=BLUE_MARBLED))
+    outcome = Counter(kind for kind, _ in reads_on_tray(profile.reader(), design, BLUE_CLOTH, 60, seed=5, frames=20, style=BLUE_MARBLED))
     total = sum(outcome.values())
     assert total >= 50, outcome
-    assert outcome["missed"] == 0 and outcome["wrong symbol"] == 0, outcome
+    assert outcome["missed"] == 0 and outcome["misread"] <= 2, outcome
     assert outcome["right"] >= 0.85 * total, outcome
 
 
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
-def test_real_dice_of_many_colours_calibrated_from_crops_are_found_and_read(tmp_path: Path) -> None:
+def test_real_dice_of_many_colours_calibrated_from_crops_are_found_and_read(tmp_path: Path, crops_per_face) -> None:
     """Five crops per face (the die and a fifth of its size round it) of real dice of many colours
     on a grey tray or a white table, then every fourth other photo read back."""
     from vision.dataset import Dataset, load_dataset
     from vision.evaluate import evaluate
 
     dataset = load_dataset(BYLER)
-    counts: Counter[str] = Counter()
-    used = set()
-    for item in sorted(dataset.images, key=lambda i: i.name):
-        if min(counts[str(v)] for v in range(1, 7)) >= 5:
-            break
-        frame = item.load()
-        for die in item.dice:
-            label = str(die.value)
-            if counts[label] >= 5:
-                continue
-            x, y, w, h = die.box
-            half = 0.7 * max(w, h)
-            cx, cy = x + w / 2, y + h / 2
-            crop = frame[max(0, int(cy - half)) : int(cy + half), max(0, int(cx - half)) : int(cx + half)]
-            (tmp_path / label).mkdir(exist_ok=True)
-            cv2.imwrite(str(tmp_path / label / f"{item.name}-{counts[label]}.png"), crop)
-            counts[label] += 1
-            used.add(item.name)
+    used = crops_per_face(dataset, tmp_path, margin=0.2)
     profile = build_from_folder("byler-crops", tmp_path)
     # Every face shows pips to one pip reader or the other.
     assert profile.finder == "pips"
