@@ -1128,6 +1128,9 @@ def _covers(candidate: FaceCandidate, point: tuple[float, float]) -> bool:
 
 #: The top face is this share of the whole die the detector sizes (as :attr:`FoundDie.box`).
 TOP_FACE = 0.82
+#: How far (share of its side) the top face the detector puts may reach past the frame with the
+#: die still whole in it: the box is a little off, a die's rounded corners short of it.
+EDGE_SLACK = 0.15
 #: A die the face network gives "no die" this much or more is not a die (a side face, a shadow).
 NOT_A_DIE = 0.5
 
@@ -1288,6 +1291,7 @@ class LearnedFaceFinder(FaceDetector):
         # Outlined once per frame: a die standing alone on the tray is outlined the same in the
         # frame as in a window round it, and in a fraction of the time of a window per die.
         whole = self.bodies.find(frame)
+        by_pips = [c for c in self.pips.find(frame) if c.layout is not None] if self.pips_alone else []
         faces: list[FaceCandidate] = []
         kept: list[FoundDie] = []
         for die, p in self.found_dice(frame):
@@ -1305,12 +1309,15 @@ class LearnedFaceFinder(FaceDetector):
             if outlined is None:
                 # The coarse look sizes a big die roughly: its outline may be a good deal smaller.
                 outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], _shrunk(die))
-            face = outlined if outlined is not None else self._at_box(frame, die, w, h)
+            face = outlined if outlined is not None else self._at_box(frame, die, w, h, cut=name == "cut")
+            laid = [c for c in by_pips if _covers(face, c.center) and _covers(c, face.center)] if face.layout is None else []
+            if len(laid) == 1:
+                # The pip finder's layout of the die: a count for the classifier where the network
+                # leans the same way but is not sure.
+                face = dataclasses.replace(face, pips=laid[0].pips, layout=laid[0].layout, quality=laid[0].quality)
             if not any(_covers(f, face.center) for f in faces):
                 faces.append(_detected(face, (name, probability), by_detector=True, learned_pips=sure))
-        alone = list(whole) if self.bodies_alone else []
-        if self.pips_alone:
-            alone += [c for c in self.pips.find(frame) if c.layout is not None]
+        alone = (list(whole) if self.bodies_alone else []) + by_pips
         alone = [c for c in alone if not any(_covers(f, c.center) and not _part_of(f, c) for f in faces)]
         if alone:
             # The face network's look at each: a die it takes for none is none, and what it counts
@@ -1375,11 +1382,14 @@ class LearnedFaceFinder(FaceDetector):
         return best.isdigit() and float(p[order[-1]]) < self.learned.min_confidence and runner == "none" and none >= self.learned.drop_unsure
 
     @staticmethod
-    def _at_box(frame: Frame, die: FoundDie, w: int, h: int) -> FaceCandidate:
-        """The die cut where the detector put its top face."""
+    def _at_box(frame: Frame, die: FoundDie, w: int, h: int, cut: bool) -> FaceCandidate:
+        """The die cut where the detector put its top face; cut by the frame where the face network
+        says so (``cut``) or its top face reaches past the frame by more than the detector's
+        box is off by (a die's own pixels may end short of the frame's edge)."""
         x, y, bw, bh = die.box
         flags = CandidateFlag.NONE
-        if x < 1 or y < 1 or x + bw > w - 2 or y + bh > h - 2:
+        slack = EDGE_SLACK * bw
+        if (cut and (x < 1 or y < 1 or x + bw > w - 2 or y + bh > h - 2)) or min(x, y) < -slack or x + bw > w + slack or y + bh > h + slack:
             flags |= CandidateFlag.TOUCHES_FRAME_EDGE
         half = die.size * TOP_FACE / 2.0
         quad = ((die.cx - half, die.cy - half), (die.cx + half, die.cy - half), (die.cx + half, die.cy + half), (die.cx - half, die.cy + half))

@@ -37,7 +37,9 @@ def test_a_pip_die_with_an_emblem_is_found_by_its_pips_and_by_its_body(emblem_pr
 
 def test_a_pip_die_with_an_emblem_reads_on_a_tray_as_light_as_the_dice(emblem_profile, reads_on_tray) -> None:
     # Calibrated on green felt, read on light wood: the tray-colour mask alone found 76 of 197
-    # dice there; the pips and the dice's own colour find them all. Measured: 196 right, 1 missed.
+    # dice there; the pips and the dice's own colour find them all. Measured: 196 right, 1 missed
+    # (40 other frames); found by the learned detector, the pips and bodies adding what it misses
+    # where they read surely: 134/136 right, 2 unreadable.
     outcome = Counter(kind for kind, _ in reads_on_tray(emblem_profile.reader(TrayHint()), EMBLEM, LIGHT_WOOD, 60, seed=1719, frames=40))
     total = sum(outcome.values())
     assert total >= 100, outcome
@@ -112,7 +114,8 @@ def test_real_pip_dice_calibrated_from_a_players_crops_are_found_by_their_pips(t
     assert profile.finder == "pips"
     rest = [i for i in dataset.images if i.name not in used][::6]
     report = evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
-    # Measured on every third photo: recall 99.21 %, precision 99.73 % (found by bodies: 29.8 %).
+    # Measured on every third photo: recall 99.21 %, precision 99.73 % (found by bodies: 29.8 %);
+    # found by the learned detector, on every sixth: recall 98.39 % (183/186), precision 100 %.
     assert report.recall >= 0.97 and report.precision >= 0.99, report.summary()
 
 
@@ -139,5 +142,5 @@ def test_a_labelled_folder_of_an_emblem_die_on_light_wood_calibrates_and_reads(t
     rest = [i for i in dataset.images if i.name not in calibration]
     report = evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
     # Measured on 120 frames (105 read): recall 99.66 %, precision 100 % (found by bodies alone,
-    # as before: 89.6 %, 93.2 %).
+    # as before: 89.6 %, 93.2 %); found by the learned detector, 45 read: 118/119, precision 100 %.
     assert report.recall >= 0.97 and report.precision >= 0.99, report.summary()
