@@ -624,7 +624,7 @@ class ProfileClassifier:
         if found.ok and face is not None:
             # The network counting other pips than the exemplars show (surely, or on a pip face at
             # all) is a second opinion against them: either may be right.
-            other = sure if sure is not None else leaning
+            other = sure if sure is not None else leaning if face.pips else None
             if face.pips and detected is not None and detected.learned is not None and detected.learned[0] == "other":
                 # The network sees no pips where the exemplars name a pip face: a key, a side face.
                 return FaceResult(None, None, found.confidence, DieStatus.UNREADABLE, reason="not a pip face")

@@ -1,9 +1,11 @@
 """Reading with a calibrated profile against reading pips, on the same real photos.
 
 The profile is calibrated exactly as a player would: faces 1-6 from the first five labelled dice of
-each (a fixed calibration split of real-d6). Both readers find the same top faces; the profile's
-reader then matches each against the exemplars instead of counting pips. Target: within 2x the
-time of pip reading (compare the two means in one ``scripts/bench.sh`` run).
+each (a fixed calibration split of real-d6). Both readers find the dice with the learned detector;
+the plain reader checks it with the pip finder, the profile's reader cuts each die as calibration
+cut its exemplars and reads it from the face network's count or the exemplars, the body and pip
+finders adding the dice the detector missed. Target: within 2x the time of pip reading (compare
+the two means in one ``scripts/bench.sh`` run).
 """
 
 from __future__ import annotations
