@@ -250,8 +250,10 @@ def with_pip_faces(
     ``given`` says the faces file decided), and the finder for the set: ``pips`` when every face
     shows pips, ``pips+bodies`` when some do (a pip die with an emblem), else ``bodies``.
 
-    Pips are found square-on from the pips themselves, at any angle and on any tray; bodies only
-    where the die stands out from the tray."""
+    Every set is found at the table by the learned detector; the finder says which rule-based
+    finder adds the dice it misses: the pip finder (square-on from the pips, at any angle and on
+    any tray) for sets with pip faces, the body finder (where the die stands out from the tray)
+    for sets with faces without pips."""
     out: list[CalibratedFace] = []
     for face in faces:
         crops = exemplars.get(face.label, ())

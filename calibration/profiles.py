@@ -69,7 +69,8 @@ from vision.learned import CLASSES, CROP_CONTEXT, LearnedReader, crop_transform,
 from vision.reader import DiceReader
 
 MANIFEST = "profile.json"
-#: How a profile's dice are found in a frame: by their bodies (artwork faces) or by their pips.
+#: What a profile's faces show, which decides the rule-based finders that add the dice the learned
+#: detector misses: their bodies (faces without pips), their pips, or both.
 FINDERS = ("bodies", "pips", "pips+bodies")
 DIE_FORMAT = "dicetray-die-profile"
 FORMAT_VERSION = 1

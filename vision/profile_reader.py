@@ -1062,39 +1062,6 @@ class BodyDetector(FaceDetector):
         )
 
 
-class PipsAndBodiesDetector(FaceDetector):
-    """Finds the dice of a set with pips on most faces and artwork on others: faces by their pips
-    (the pip finder sees a face square-on from its pips, at any angle and on any tray), then the
-    dice the pips did not account for by their bodies."""
-
-    def __init__(self, bodies: BodyDetector | None = None, pips: FaceDetector | None = None) -> None:
-        super().__init__()
-        self.bodies = bodies if bodies is not None else BodyDetector()
-        self.pips = pips if pips is not None else FaceDetector()
-
-    def __repr__(self) -> str:
-        return f"PipsAndBodiesDetector(bodies={self.bodies!r}, pips={self.pips!r})"
-
-    def find(self, frame: Frame) -> list[FaceCandidate]:
-        """Every die in ``frame``: the pip finder's faces, then bodies whose centre none covers.
-
-        The faces read by their pips show what the dice look like in this frame's light and through
-        this camera: the bodies are looked for in their colour."""
-        found = self.pips.find(frame)
-        bodies = self.bodies
-        laid = [c for c in found if c.layout is not None]
-        if laid:
-            local = paper_colour([c.crop for c in laid])
-            if local is not None and bodies.paper is not None:
-                # A few faces of one frame vary less than all the exemplars: keep the exemplars' reach.
-                local = PaperColour(local.lab, max(local.reach, bodies.paper.reach))
-            bodies = BodyDetector(bodies.hint, bodies.min_side, bodies.inset, bodies.min_contrast, local or bodies.paper)
-        for body in bodies.find(frame):
-            if not any(_covers(c, body.center) for c in found):
-                found.append(body)
-        return found
-
-
 def _on(small: FoundDie, big: FoundDie) -> bool:
     """Whether ``small`` lies on ``big`` (its centre within ``big``'s outline)."""
     return small is not big and max(abs(small.cx - big.cx), abs(small.cy - big.cy)) < 0.5 * big.size

@@ -5,6 +5,7 @@ alone where a side face shows beside it."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -13,7 +14,7 @@ import pytest
 
 from calibration.build import build_from_folder, with_pip_faces
 from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
-from vision.profile_reader import BodyDetector, CalibratedFace, LearnedFaceFinder, PipsAndBodiesDetector, TrayHint, paper_colour
+from vision.profile_reader import BodyDetector, CalibratedFace, LearnedFaceFinder, TrayHint, paper_colour
 from vision.types import DieStatus
 
 FELT = Background("plain", (50, 80, 40), 5)
@@ -102,7 +103,7 @@ def test_a_die_beside_its_side_face_is_cut_to_its_top() -> None:
 
 
 @pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
-def test_real_pip_dice_calibrated_from_a_players_crops_are_found_by_their_pips(tmp_path: Path, crops_per_face) -> None:
+def test_real_pip_dice_calibrated_from_a_players_crops_are_found_by_their_pips(tmp_path: Path, crops_per_face: Callable[..., set[str]]) -> None:
     """Five crops per face cut from real photos (a die and some table round it), sorted into folders
     1-6: the set is found by its pips, and every sixth other photo is read back."""
     from vision.dataset import Dataset, load_dataset

@@ -4,6 +4,7 @@ and each die is cut as calibration cut the exemplars it is compared with."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -25,7 +26,9 @@ BLUE_MARBLED = DieStyle.parse("blue/white/marbled")
 BYLER = Path(__file__).resolve().parents[3] / "shared" / "data" / "byler-d6-train"
 
 
-def test_marbled_blue_hero_dice_on_a_blue_cloth_are_all_found_and_read(tmp_path: Path, photos_on_tray, reads_on_tray) -> None:
+def test_marbled_blue_hero_dice_on_a_blue_cloth_are_all_found_and_read(
+    tmp_path: Path, photos_on_tray: Callable[..., Path], reads_on_tray: Callable[..., list[tuple[str, float]]]
+) -> None:
     # Calibrated on felt, read on a cloth of the dice's own blue, where their bodies hardly stand
     # out: the body finder alone missed 14 of these 54 dice (36 right); the detector finds them
     # all. Measured: 48 right, 5 unreadable, 1 read as the other number of its symbol.
@@ -39,7 +42,7 @@ def test_marbled_blue_hero_dice_on_a_blue_cloth_are_all_found_and_read(tmp_path:
 
 
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
-def test_real_dice_of_many_colours_calibrated_from_crops_are_found_and_read(tmp_path: Path, crops_per_face) -> None:
+def test_real_dice_of_many_colours_calibrated_from_crops_are_found_and_read(tmp_path: Path, crops_per_face: Callable[..., set[str]]) -> None:
     """Five crops per face (the die and a fifth of its size round it) of real dice of many colours
     on a grey tray or a white table, then every fourth other photo read back."""
     from vision.dataset import Dataset, load_dataset
