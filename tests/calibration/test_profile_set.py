@@ -1,0 +1,62 @@
+"""A tray of dice of two calibrated designs read at once (as a Dice Masters roll mixes the dice of
+several cards): each die read as its own design's face, never as the other's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.build import build_from_folder
+from calibration.profiles import DieProfile
+from firmware_host.commands.vision_cmd import make_reader
+from firmware_host.errors import UsageError
+from hardware.sim import DieDesign, DieStyle, random_scene, render_tray
+from tests.calibration.conftest import FELT, hero_folder
+from vision.profile_set import NamedReader, ProfileSetReader
+from vision.types import DieStatus
+
+
+@pytest.fixture(scope="module")
+def moon_elf(tmp_path_factory: pytest.TempPathFactory) -> DieProfile:
+    return build_from_folder("moon-elf", hero_folder(tmp_path_factory.mktemp("moon-elf"), DieDesign.moon_elf()))
+
+
+def test_dice_of_two_designs_in_one_frame_are_each_read_as_their_own(barbarian: DieProfile, moon_elf: DieProfile) -> None:
+    """Each die reads as its own design's profile alone reads it (its faces that look alike in
+    that profile's shots stay as alike), and never as a face of the other design."""
+    own = {"barbarian": barbarian.reader(), "moon-elf": moon_elf.reader()}
+    reader = ProfileSetReader([NamedReader(name, r) for name, r in own.items()])
+    designs = [DieDesign.barbarian(), DieDesign.moon_elf()]
+    labels = {d.name: {f.label for f in d.faces} for d in designs}
+    rng = np.random.default_rng(4242)
+    dice = same = 0
+    for _ in range(12):
+        scene = random_scene(rng, 4, designs=designs, styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=70)
+        tray = render_tray(scene, rng)
+        reading = reader.read(tray.frame)
+        assert reading.frame_size == (640, 480)
+        for truth in tray.truth:
+            if truth.status is not DieStatus.OK:
+                continue
+            design = next(name for name, faces in labels.items() if truth.face in faces)
+            hit = truth.found_in(reading.dice)
+            alone = truth.found_in(own[design].read(tray.frame).dice)
+            assert hit is not None and alone is not None
+            dice += 1
+            assert not hit.ok or hit.face in labels[design], (truth.face, hit)  # never the other design's
+            same += (hit.status, hit.face) == (alone.status, alone.face)
+    assert dice >= 40 and same == dice
+
+
+def test_a_config_names_several_profiles_with_commas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, barbarian: DieProfile, moon_elf: DieProfile) -> None:
+    from calibration.profiles import save_profile
+
+    monkeypatch.setenv("DICETRAY_STATE_DIR", str(tmp_path))
+    save_profile(barbarian)
+    save_profile(moon_elf)
+    reader = make_reader("barbarian, moon-elf")
+    assert isinstance(reader, ProfileSetReader) and [r.name for r in reader.readers] == ["barbarian", "moon-elf"]
+    with pytest.raises(UsageError, match="profile 'barbarian' is named twice"):
+        make_reader("barbarian,barbarian")
