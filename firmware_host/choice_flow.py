@@ -45,11 +45,12 @@ class TrayDie:
 
     @classmethod
     def of(cls, die: DieReading, frame_size: tuple[int, int]) -> TrayDie:
-        """The die as read: a calibrated die's face label, else its number; its named body colour;
-        the centre of its box as a share of the frame (``frame_size``: width, height)."""
+        """The die as read: a calibrated die's symbol (the face as the game names it, e.g. a Dice
+        Masters face notation), else its face label, else its number; its named body colour; the
+        centre of its box as a share of the frame (``frame_size``: width, height)."""
         x, y, w, h = die.box
         width, height = frame_size
-        face = die.face if die.face and not die.face.isdigit() else str(die.value)
+        face = die.symbol or (die.face if die.face and not die.face.isdigit() else str(die.value))
         return cls(
             face=face,
             colour=die.colour.name if die.colour is not None else "",

@@ -5,7 +5,10 @@ Each design's reader (a calibrated profile's :class:`~vision.reader.DiceReader`)
 frame; the readings are then put together die by die, a die being the readings whose boxes share
 a centre. A die one design reads ``ok`` is that design's face; a die two designs read ``ok`` as
 different faces is ``unreadable``, both faces its candidates (precision first: the tray never
-picks one); a die no design reads keeps the likeliest faces any design gave.
+picks one); a die no design reads keeps the likeliest faces any design gave. Faces are compared
+as the game names them (a profile face's symbol, else its label). Where the table tells designs
+apart by body colour (a colour per Dice Masters card), a die is read only by the designs whose
+dice come in its measured colour.
 
 Only :mod:`vision` is imported here.
 """
@@ -27,10 +30,13 @@ class FrameReader(Protocol):
 
 @dataclass(frozen=True)
 class NamedReader:
-    """One design's reader and the name of its profile (for reasons and ``repr``)."""
+    """One design's reader, the name of its profile (for reasons and ``repr``), and the body
+    colours its dice come in when the table tells designs apart by colour (Dice Masters: a colour
+    per card); empty when any colour may be this design."""
 
     name: str
     reader: FrameReader
+    colours: tuple[str, ...] = ()
 
 
 def _same_die(a: DieReading, b: DieReading) -> bool:
@@ -42,15 +48,24 @@ def _same_die(a: DieReading, b: DieReading) -> bool:
     return dx < 0.5 * min(aw, bw) and dy < 0.5 * min(ah, bh)
 
 
-def _one_die(readings: Sequence[tuple[str, DieReading]]) -> DieReading:
-    """What the designs' readings of one die say together."""
-    sure = [(name, die) for name, die in readings if die.ok]
-    faces = list(dict.fromkeys(die.face or str(die.value) for _, die in sure))
+def _game_face(die: DieReading) -> str:
+    """The face as the game names it: its symbol when the profile gives one, else its label."""
+    return die.symbol or die.face or str(die.value)
+
+
+def _one_die(readings: Sequence[tuple[NamedReader, DieReading]]) -> DieReading:
+    """What the designs' readings of one die say together: where the die's body colour is one
+    that some designs' dice come in, only those designs read it."""
+    measured = next((die.colour.name for _, die in readings if die.colour is not None), None)
+    if measured is not None and any(measured in named.colours for named, _ in readings):
+        readings = [(named, die) for named, die in readings if measured in named.colours]
+    sure = [(named.name, die) for named, die in readings if die.ok]
+    faces = list(dict.fromkeys(_game_face(die) for _, die in sure))
     if len(faces) == 1:
         return max((die for _, die in sure), key=lambda d: d.confidence)
     if len(faces) > 1:
         first = max((die for _, die in sure), key=lambda d: d.confidence)
-        names = " or ".join(f"{name} {die.face or die.value}" for name, die in sure)
+        names = " or ".join(f"{name} {_game_face(die)}" for name, die in sure)
         return replace(
             first,
             value=None,
@@ -88,15 +103,15 @@ class ProfileSetReader:
         """
         frame = check_frame(frame)
         start = time.perf_counter()
-        groups: list[list[tuple[str, DieReading]]] = []
+        groups: list[list[tuple[NamedReader, DieReading]]] = []
         for named in self.readers:
             for die in named.reader.read(frame).dice:
                 for group in groups:
                     if any(_same_die(die, other) for _, other in group):
-                        group.append((named.name, die))
+                        group.append((named, die))
                         break
                 else:
-                    groups.append([(named.name, die)])
+                    groups.append([(named, die)])
         dice = sorted((_one_die(group) for group in groups), key=lambda d: (d.box[0], d.box[1]))
         ms = (time.perf_counter() - start) * 1000.0
         return FrameReading(dice=tuple(dice), ms=ms, frame_size=(frame.shape[1], frame.shape[0]))

@@ -15,7 +15,7 @@ from firmware_host.errors import UsageError
 from hardware.sim import DieDesign, DieStyle, random_scene, render_tray
 from tests.calibration.conftest import FELT, hero_folder
 from vision.profile_set import NamedReader, ProfileSetReader
-from vision.types import DieStatus
+from vision.types import BodyColour, DieReading, DieStatus, FrameReading
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +60,27 @@ def test_a_config_names_several_profiles_with_commas(tmp_path: Path, monkeypatch
     assert isinstance(reader, ProfileSetReader) and [r.name for r in reader.readers] == ["barbarian", "moon-elf"]
     with pytest.raises(UsageError, match="profile 'barbarian' is named twice"):
         make_reader("barbarian,barbarian")
+
+
+class _Fixed:
+    """A design's reader that always reads the same dice (the merging is what is tested here)."""
+
+    def __init__(self, *dice: DieReading) -> None:
+        self.dice = dice
+
+    def read(self, frame: np.ndarray) -> FrameReading:
+        return FrameReading(self.dice)
+
+
+def _read(face: str, colour: str, x: int = 100) -> DieReading:
+    return DieReading(1, 0.99, (x, 100, 40, 40), DieStatus.OK, face=face, symbol=face, colour=BodyColour(colour, (0, 0, 0)))
+
+
+def test_a_die_is_read_only_by_the_designs_of_its_colour_and_two_sure_designs_leave_it_unread() -> None:
+    frame = np.zeros((480, 640, 3), np.uint8)
+    black = NamedReader("batman", _Fixed(_read("2fist", "black")), colours=("black",))
+    white = NamedReader("sidekick", _Fixed(_read("fist", "black")), colours=("white",))
+    assert [d.face for d in ProfileSetReader([black, white]).read(frame).dice] == ["2fist"]
+    undecided = NamedReader("zatanna", _Fixed(_read("bolt", "black")))
+    [die] = ProfileSetReader([NamedReader("batman", _Fixed(_read("2fist", "black"))), undecided]).read(frame).dice
+    assert not die.ok and die.candidates == ("2fist", "bolt") and "two designs read it" in (die.reason or "")
