@@ -78,6 +78,8 @@ def presses(action: TableAction, flow: Any) -> Iterator[ButtonEvent | StartGame]
         assert action.option is not None
         yield from _choose(flow, action.option, action.label)
     elif action.action == "start-game":
+        if not hasattr(flow, "start_game"):
+            raise ActionRefused("start-game: this game is set up in the tray's config ([game]), not from the page")
         yield StartGame(action.game)
     elif action.action == "set-die":
         assert action.die is not None and action.value is not None

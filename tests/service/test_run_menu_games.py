@@ -151,3 +151,13 @@ def test_the_buttons_and_the_page_choose_a_menu_line_alike() -> None:
     assert flow.game.actions == ["reload P1"]
     four = DieReading(4, 0.99, (600, 200, 40, 40), DieStatus.OK, face="4", colour=BodyColour("red", (200, 30, 30)))
     assert TrayDie.of(four, (640, 480)) == TrayDie("4", "red", 620 / 640, 220 / 480)
+
+
+def test_the_page_cannot_start_a_dice_throne_game_over_a_menu_game() -> None:
+    """A menu game is set up in the config; the page's new-game form is refused, naming why."""
+    from firmware_host.web.actions import ActionRefused, TableAction, presses
+
+    config = GameConfig(players=("Ann", "Bob"), name="battledice", setup=tuple(BATTLE_SETUP.items()))
+    flow = flow_for(config, new_game(config))
+    with pytest.raises(ActionRefused, match=r"set up in the tray's config"):
+        list(presses(TableAction("start-game", game=object()), flow))
