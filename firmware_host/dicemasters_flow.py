@@ -37,6 +37,17 @@ class DiceMastersFlow(ChoiceFlow):
         """Where each die of the last roll lay (die id -> x, y)."""
         self._blocks: list[tuple[str, str]] = []
 
+    def design_colours(self) -> dict[str, tuple[str, ...]]:
+        """Card id -> the body colours its dice come in (any player's): the tray reads a die only
+        with the profiles of the cards of its colour, when each card's profile is named by its id."""
+        found: dict[str, list[str]] = {}
+        for colours in self.colours:
+            for card, colour in colours.items():
+                found.setdefault(card, [])
+                if colour not in found[card]:
+                    found[card].append(colour)
+        return {card: tuple(colours) for card, colours in found.items()}
+
     # -- dice -------------------------------------------------------------------------------
     def wants_dice(self) -> bool:
         s = self.game.state

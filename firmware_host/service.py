@@ -840,6 +840,9 @@ def build_service(
         else:
             log.info("a new game starts (game.resume is off, or --new-game)")
         flow = flow_for(config.game, game if game is not None else fresh)
+        if hasattr(reader, "with_colours") and hasattr(flow, "design_colours"):
+            # Dice Masters: a card's profile reads only dice of that card's colour.
+            reader = reader.with_colours(flow.design_colours())
         last_reading = _last_reading(roll_log) if game is not None else None
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)

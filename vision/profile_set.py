@@ -16,7 +16,7 @@ Only :mod:`vision` is imported here.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -95,6 +95,13 @@ class ProfileSetReader:
 
     def __repr__(self) -> str:
         return f"ProfileSetReader({', '.join(r.name for r in self.readers)})"
+
+    def with_colours(self, colours: Mapping[str, Sequence[str]]) -> ProfileSetReader:
+        """The same readers, each design named in ``colours`` (profile name -> the body colours
+        its dice come in) read only dice of those colours; the others as they were."""
+        return ProfileSetReader(
+            [replace(r, colours=tuple(colours[r.name])) if r.name in colours else r for r in self.readers]
+        )
 
     def read(self, frame: Frame) -> FrameReading:
         """Every die in ``frame``, left to right.

@@ -84,3 +84,24 @@ def test_a_die_is_read_only_by_the_designs_of_its_colour_and_two_sure_designs_le
     undecided = NamedReader("zatanna", _Fixed(_read("bolt", "black")))
     [die] = ProfileSetReader([NamedReader("batman", _Fixed(_read("2fist", "black"))), undecided]).read(frame).dice
     assert not die.ok and die.candidates == ("2fist", "bolt") and "two designs read it" in (die.reason or "")
+
+
+def test_the_dice_masters_setup_gives_each_cards_profile_its_colours() -> None:
+    """Profiles named by card id read only dice of that card's colour once the flow's setup says it."""
+    from firmware_host.config import GameConfig
+    from firmware_host.seed_demo import DICE_MASTERS
+    from firmware_host.table_flows import flow_for, new_game
+
+    colours = {
+        "P1Colours": "sidekick=white martian-manhunter=green batman=black anger-issues=red villainous-pact=grey",
+        "P2Colours": "sidekick=white wonder-woman-champion-of-themyscira=blue zatanna=purple anger-issues=red villainous-pact=grey",
+    }
+    setup = {k: v for k, v in DICE_MASTERS.items() if k not in ("P1", "P2")} | colours
+    config = GameConfig(players=("Patricia", "Jimmy"), name="dicemasters", setup=tuple(setup.items()))
+    flow = flow_for(config, new_game(config))
+    frame = np.zeros((480, 640, 3), np.uint8)
+    reader = ProfileSetReader(
+        [NamedReader("batman", _Fixed(_read("2fist", "black"))), NamedReader("sidekick", _Fixed(_read("fist", "black")))]
+    ).with_colours(flow.design_colours())
+    assert [(r.name, r.colours) for r in reader.readers] == [("batman", ("black",)), ("sidekick", ("white",))]
+    assert [d.face for d in reader.read(frame).dice] == ["2fist"]
