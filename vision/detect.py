@@ -103,6 +103,17 @@ class FaceCandidate:
         return (sum(xs) / 4, sum(ys) / 4)
 
     @cached_property
+    def _pip_tensor(self) -> npt.NDArray[np.float64]:
+        """Mean shape tensor (xx, xy, yy) of the pips' ellipses, worked out once for the top-face
+        passes that each compare it (the identity of a face without pips)."""
+        if not self.pips:
+            return np.array([1.0, 0.0, 1.0])
+        ratios = np.array([p.ratio for p in self.pips])
+        angles = np.array([p.angle for p in self.pips])
+        out: npt.NDArray[np.float64] = _shape_tensor(ratios, angles).mean(axis=0)
+        return out
+
+    @cached_property
     def squareness(self) -> float:
         """Mean minor/major ratio of the pips: 1.0 when the face is seen square-on."""
         return float(np.mean([p.ratio for p in self.pips])) if self.pips else 0.0
@@ -515,25 +526,32 @@ def _symbol_faces(
     big = int(round(kernel * 0.55)) | 1
     marks = _find_pips(grey, big, dark, config, min_extent=kernel // 4, min_fill=0.3)
     out: list[FaceCandidate] = []
+    if len(marks) == 0:
+        return out
     h, w = grey.shape
-    for mark in marks:
-        extent = 1.15 * float(np.sqrt(mark[_DIAM] ** 2 / max(mark[_RATIO], 0.3)))
-        # a die face reaches well beyond its symbol on every side
-        ring = np.concatenate([r * extent * _RING for r in (0.65, 0.8, 1.0)])
-        cols = np.rint(mark[_X] + ring[:, 0]).astype(np.intp)
-        rows = np.rint(mark[_Y] + ring[:, 1]).astype(np.intp)
-        if cols.min() < 0 or rows.min() < 0 or cols.max() >= w or rows.max() >= h:
-            continue
-        samples = grey[rows, cols].astype(np.float64)
-        n = len(samples)
-        ordered = np.partition(samples, (n // 4, n // 2, 3 * n // 4))
-        level = float(ordered[n // 2])
-        contrast = float(mark[_CONTRAST])
-        if contrast < 60 or ordered[3 * n // 4] - ordered[n // 4] > 0.2 * contrast:
-            continue
-        stray = samples < level - 0.45 * contrast if dark else samples > level + 0.45 * contrast
-        if stray.mean() > 0.05:
-            continue
+    # every mark at once, with the arithmetic each would get on its own
+    extents = 1.15 * np.sqrt(marks[:, _DIAM] ** 2 / np.maximum(marks[:, _RATIO], 0.3))
+    # a die face reaches well beyond its symbol on every side
+    rings = np.concatenate([(r * extents)[:, None, None] * _RING[None, :, :] for r in (0.65, 0.8, 1.0)], axis=1)
+    cols = np.rint(marks[:, None, _X] + rings[:, :, 0]).astype(np.intp)
+    rows = np.rint(marks[:, None, _Y] + rings[:, :, 1]).astype(np.intp)
+    within = (cols.min(axis=1) >= 0) & (rows.min(axis=1) >= 0) & (cols.max(axis=1) < w) & (rows.max(axis=1) < h)
+    if not within.any():
+        return out
+    marks, extents = marks[within], extents[within]
+    samples = grey[rows[within], cols[within]]
+    n = samples.shape[1]
+    # order statistics of grey levels: the same whether taken as bytes or as floats
+    ordered = np.partition(samples, (n // 4, n // 2, 3 * n // 4), axis=1).astype(np.float64)
+    levels = ordered[:, n // 2]
+    contrasts = marks[:, _CONTRAST]
+    even = (contrasts >= 60) & ~(ordered[:, 3 * n // 4] - ordered[:, n // 4] > 0.2 * contrasts)
+    if dark:
+        stray = samples < (levels - 0.45 * contrasts)[:, None]
+    else:
+        stray = samples > (levels + 0.45 * contrasts)[:, None]
+    even &= ~(np.count_nonzero(stray, axis=1) / n > 0.05)
+    for mark, extent in zip(marks[even], extents[even].tolist()):
         m = np.eye(2) * (0.8 * extent / FACE_HALF_SIDE)
         fit = LayoutFit(0, (float(mark[_X]), float(mark[_Y])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
         out.append(_candidate(frame, mark[None, :], fit, scale, dark, CandidateFlag.NO_LAYOUT, layout=False))
@@ -1059,18 +1077,6 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     if len(faces) < 2:
         return faces
 
-    tensors: dict[int, FloatArray] = {}
-
-    def tensor(f: FaceCandidate) -> FloatArray:
-        if id(f) not in tensors:
-            if not f.pips:
-                tensors[id(f)] = np.array([1.0, 0.0, 1.0])
-            else:
-                ratios = np.array([p.ratio for p in f.pips])
-                angles = np.array([p.angle for p in f.pips])
-                tensors[id(f)] = _shape_tensor(ratios, angles).mean(axis=0)
-        return tensors[id(f)]
-
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
     # which way the camera is in the image: side faces show on the camera's side of their top faces
@@ -1082,7 +1088,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     for face in order:
         cx, cy = face.center
         own = _size(face)
-        t = tensor(face)
+        t = face._pip_tensor
         drop = False
         # the nearest kept face first: a side face is judged against its own die's top face, not
         # against a neighbour's that happens to have been kept earlier
@@ -1099,7 +1105,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 break
             # foreshortened differently (compared only when near enough to matter)
             if dist < 1.25 * largest and (
-                float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
+                float(np.sqrt(((t - other._pip_tensor) ** 2).sum())) > 0.15
                 or other.squareness - face.squareness > 0.12
             ):
                 if face.layout is not None and (ox - cx) * ux + (oy - cy) * uy > 0.5 * dist and other.squareness - face.squareness < 0.2:
@@ -1152,7 +1158,7 @@ def _towards_camera(faces: list[FaceCandidate]) -> tuple[float, float] | None:
         return None
     squarest = max(f.squareness for f in laid_out)
     tops = [f for f in laid_out if f.squareness >= squarest - 0.15]
-    t = np.mean([_shape_tensor(np.array([p.ratio for p in f.pips]), np.array([p.angle for p in f.pips])).mean(axis=0) for f in tops], axis=0)
+    t = np.mean([f._pip_tensor for f in tops], axis=0)
     xx, xy, yy = float(t[0]), float(t[1]), float(t[2])
     spread = math.hypot((xx - yy) / 2, xy)
     if spread < 0.05 * (xx + yy) / 2:
@@ -1296,10 +1302,6 @@ _LEAN = 0.2
 
 
 def _face_tensor(face: FaceCandidate) -> FloatArray:
-    if not face.pips:
-        return np.array([1.0, 0.0, 1.0])
-    ratios = np.array([p.ratio for p in face.pips])
-    angles = np.array([p.angle for p in face.pips])
-    t = _shape_tensor(ratios, angles).mean(axis=0)
+    t = face._pip_tensor
     out: FloatArray = np.array([t[0], t[1] * math.sqrt(2), t[2]])
     return out

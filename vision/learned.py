@@ -370,14 +370,18 @@ def decode(raw: F32, scale: float, width: int, height: int, min_score: float) ->
     each local maximum of the centre map at ``min_score`` or more, strongest first, one per die."""
     heat = 1.0 / (1.0 + np.exp(-raw[0]))
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_score)
-    found = []
-    for iy, ix in zip(*np.nonzero(peaks)):
-        cx = (ix + float(raw[2, iy, ix])) * STRIDE / scale
-        cy = (iy + float(raw[3, iy, ix])) * STRIDE / scale
-        if not (0 <= cx < width and 0 <= cy < height):
-            continue
-        size = math.exp(float(np.clip(raw[1, iy, ix], 0.5, 6.0))) / scale
-        found.append(FoundDie(cx, cy, size, float(heat[iy, ix])))
+    iy, ix = np.nonzero(peaks)
+    # every peak at once, with the arithmetic each would get on its own (the sizes' exp stays
+    # math.exp, whose last bit numpy's does not always match)
+    cxs = (ix + raw[2, iy, ix].astype(np.float64)) * STRIDE / scale
+    cys = (iy + raw[3, iy, ix].astype(np.float64)) * STRIDE / scale
+    logs = np.clip(raw[1, iy, ix], 0.5, 6.0).tolist()
+    scores = heat[iy, ix].tolist()
+    found = [
+        FoundDie(cx, cy, math.exp(log) / scale, score)
+        for cx, cy, log, score in zip(cxs.tolist(), cys.tolist(), logs, scores)
+        if 0 <= cx < width and 0 <= cy < height
+    ]
     return _suppress(found)
 
 
