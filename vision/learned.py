@@ -357,12 +357,23 @@ def work_image(frame: Frame, scale: float) -> F32:
     if step > 1:
         # A 12 MP frame shrunk to a few hundred pixels: averaging every pixel costs more than the
         # detector; every step-th row and column still leaves 2.5 samples per working pixel.
-        source = frame[::step, ::step]
+        source = _every(frame, step)
     work: Any = cv2.resize(source, (ww, wh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     pw, ph = -(-ww // 32) * 32, -(-wh // 32) * 32
     if (pw, ph) != (ww, wh):
         work = cv2.copyMakeBorder(work, 0, ph - wh, 0, pw - ww, cv2.BORDER_CONSTANT, value=(0, 0, 0))
     return to_input(work)
+
+
+def _every(frame: Frame, step: int) -> Frame:
+    """``frame[::step, ::step]`` as a contiguous array: copied as whole 3-byte pixels, which is
+    two to three times quicker than numpy's copy byte by byte (OpenCV would copy it so anyway)."""
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.strides[1:] != (3, 1):
+        return np.ascontiguousarray(frame[::step, ::step])
+    pixels = frame.view(np.dtype((np.void, 3)))[:, :, 0]
+    picked = np.ascontiguousarray(pixels[::step, ::step])
+    out: Frame = picked.view(np.uint8).reshape(picked.shape[0], picked.shape[1], 3)
+    return out
 
 
 def decode(raw: F32, scale: float, width: int, height: int, min_score: float) -> list[FoundDie]:
