@@ -698,8 +698,9 @@ def _faces_from_group(
         # cloth or printed pattern, not dice (and its subsets would be far too many to search)
         return []
     alive = np.arange(len(members))
-    layouts: dict[bytes, LayoutFit | None] = {}
-    surfaces: dict[bytes, _Surface] = {}
+    # the whole group is often one of its own symmetric subsets: its fit and surface are known
+    layouts: dict[bytes, LayoutFit | None] = {alive.tobytes(): whole}
+    surfaces: dict[bytes, _Surface] = {} if whole is None else {alive.tobytes(): surface}
     while len(alive):
         remaining = members[alive]
         # cheap layout fits first; the surface check only for the best few, best first
