@@ -953,10 +953,16 @@ def _candidate(
     flags: CandidateFlag,
     layout: bool = True,
 ) -> FaceCandidate:
-    full = pips.copy()
-    full[:, [_X, _Y, _DIAM]] /= scale
+    # a camera-sized frame is searched as it is (scale 1): its pips and fit need no rescaling
+    if scale == 1.0:
+        full = pips
+    else:
+        full = pips.copy()
+        full[:, [_X, _Y, _DIAM]] /= scale
     if fit is None:
         fit_full = _square_around(full)
+    elif scale == 1.0:
+        fit_full = fit
     else:
         m = fit.matrix() / scale
         c = np.array(fit.center) / scale
@@ -971,9 +977,9 @@ def _candidate(
     if fit is not None and layout and fit.value >= 2:
         # every place of the 3x3 grid lies within its corners: when each corner has room for a
         # whole pip inside the frame, no pip can be missing, though the face's rim may be cut
-        corners = face_outline(fit_full, half_side=1.0)
+        corners = face_outline(fit_full, half_side=1.0).tolist()
         margin = float(full[:, _DIAM].max())
-        cut = bool((corners < margin).any() or (corners[:, 0] > w - 1 - margin).any() or (corners[:, 1] > h - 1 - margin).any())
+        cut = any(x < margin or y < margin or x > w - 1 - margin or y > h - 1 - margin for x, y in corners)
     else:
         cut = bool(x0 < 1 or y0 < 1 or x1 > w - 2 or y1 > h - 2)
     if cut:
