@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
-from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side
+from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side, check_colours
 from firmware_host.transcript import EventSink
 from rules.battledice.figures import battle_stats
 from rules.battledice.game import Game, Option, Phase, Zone
@@ -170,3 +171,11 @@ class BattleDiceFlow(ChoiceFlow):
             parts.append(f"held {len(seat.holding)}")
             lines.append(" ".join(parts))
         return lines
+
+
+def table_flow(game: Game, config: Any) -> BattleDiceFlow:
+    """The flow that plays ``game`` at the tray, once each seat's dice colours (``P1Dice``...) are
+    colours the tray tells apart."""
+    for number, seat in enumerate(game.state.seats, start=1):
+        check_colours(f"P{number}Dice", list(seat.dice))
+    return BattleDiceFlow(game)

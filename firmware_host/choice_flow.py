@@ -1,11 +1,17 @@
 """The table flow of a game played from a menu of choices and dice read in the tray.
 
 Battle Dice and Dice Masters are played the same way at the tray: in each step the OLED shows what
-to do and a short list of choices (NEXT moves, SELECT takes, BACK undoes the last action), or asks
-for dice, which the tray reads (:class:`TrayDie`). Each game's flow (:mod:`firmware_host.battledice_flow`,
+to do and a short list of choices, or asks for dice, which the tray reads (:class:`TrayDie`). The
+buttons mean what they mean in Dice Throne (:mod:`firmware_host.game_flow`), so a table never
+relearns them: SELECT moves to the next choice, NEXT takes the highlighted one, BACK undoes the last
+action. Each game's flow (:mod:`firmware_host.battledice_flow`,
 :mod:`firmware_host.dicemasters_flow`) says which choices there are and what a reading means; this
 base plays the actions on the game and emits one :class:`~firmware_host.transcript.FlowEvent` per
 action, so the event stream's subscribers (journal, roll log, presenters) work for every game.
+
+The tray service (:class:`firmware_host.service.TrayService`) drives a flow as it drives Dice
+Throne's: :meth:`ChoiceFlow.on_reading` takes a settled reading, :meth:`ChoiceFlow.on_button` a
+press, and both return the events the step caused.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ from typing import Any
 from firmware_host.transcript import EventSink, FlowEvent, FlowEventKind
 from hardware.buttons import ButtonEvent
 from hardware.screens import ScreenState
-from rules.errors import RulesError
+from rules.errors import IllegalActionError, RulesError
 from rules.games import Action, TableGame
+from vision.types import DieReading, FrameReading
+
 
 @dataclass(frozen=True)
 class TrayDie:
@@ -34,6 +42,21 @@ class TrayDie:
     colour: str = ""
     x: float = 0.5
     y: float = 0.5
+
+    @classmethod
+    def of(cls, die: DieReading, frame_size: tuple[int, int]) -> TrayDie:
+        """The die as read: a calibrated die's symbol (the face as the game names it, e.g. a Dice
+        Masters face notation), else its face label, else its number; its named body colour; the
+        centre of its box as a share of the frame (``frame_size``: width, height)."""
+        x, y, w, h = die.box
+        width, height = frame_size
+        face = die.symbol or (die.face if die.face and not die.face.isdigit() else str(die.value))
+        return cls(
+            face=face,
+            colour=die.colour.name if die.colour is not None else "",
+            x=(x + w / 2) / max(1, width),
+            y=(y + h / 2) / max(1, height),
+        )
 
 
 @dataclass(frozen=True)
@@ -54,6 +77,11 @@ class ChoiceFlow:
         self.on_event = on_event
         self.selected = 0
         self.message = ""
+        self.rolling = False
+        """The tray saw dice moving since the last reading (the LED shows rolling)."""
+        self.last_dice: tuple[DieReading, ...] = ()
+        """The dice of the last settled reading, as read (the table app shows them)."""
+        self._pending: list[FlowEvent] = []
 
     # -- what a game's flow says ------------------------------------------------------------
     def choices(self) -> list[Choice]:
@@ -101,14 +129,57 @@ class ChoiceFlow:
         return True
 
     def press(self, button: ButtonEvent) -> None:
-        """NEXT moves down the menu, SELECT plays the highlighted choice, BACK undoes."""
+        """SELECT moves down the menu, NEXT plays the highlighted choice, BACK undoes; a held press
+        counts as a short one."""
         options = self.choices()
-        if button is ButtonEvent.NEXT and options:
+        pressed = ButtonEvent(button).button
+        if pressed == "select" and options:
             self.selected = (self.selected + 1) % len(options)
-        elif button is ButtonEvent.SELECT and options:
+        elif pressed == "next" and options:
             self.play(options[min(self.selected, len(options) - 1)].action)
-        elif button is ButtonEvent.BACK:
+        elif pressed == "back":
             self.undo()
+
+    # -- the tray service's side ------------------------------------------------------------
+    def on_reading(self, reading: FrameReading) -> list[FlowEvent]:
+        """A settled reading of the tray, played as the step's roll when the step wants one.
+
+        A die the reader was unsure of is never guessed: the reading is refused, the display
+        says which die to roll again, and the game stays as it was. An empty tray is nothing.
+        """
+        self.rolling = False
+        if not reading.dice or not self.wants_dice():
+            return self._drain()
+        self.last_dice = reading.dice
+        size = reading.frame_size or _extent(reading.dice)
+        unread = [TrayDie.of(d, size) for d in reading.dice if not d.ok]
+        if unread:
+            where = ", ".join(_place(d) for d in unread)
+            self.message = f"roll again: {len(unread)} unread ({where})"
+            self._emit(FlowEventKind.REROLL, f"not read: {len(unread)} of {len(reading.dice)} dice ({where})")
+            return self._drain()
+        self.on_dice([TrayDie.of(d, size) for d in reading.dice])
+        return self._drain()
+
+    def on_button(self, event: ButtonEvent) -> list[FlowEvent]:
+        """One press (see :meth:`press`); returns the events it caused."""
+        self.rolling = False
+        self.press(event)
+        return self._drain()
+
+    def on_rolling(self) -> None:
+        """The tray saw dice moving: the LED shows rolling until the next settled reading."""
+        if self.wants_dice():
+            self.rolling = True
+
+    @property
+    def options(self) -> tuple[Choice, ...]:
+        """The menu now (what the table app offers to choose from)."""
+        return tuple(self.choices())
+
+    def _drain(self) -> list[FlowEvent]:
+        events, self._pending = self._pending, []
+        return events
 
     def choose(self, action: str) -> bool:
         """Plays the menu line whose action is ``action`` (as SELECT on it would)."""
@@ -165,8 +236,41 @@ class ChoiceFlow:
         self._emit(FlowEventKind.REROLL, f"refused: {error}")
 
     def _emit(self, kind: FlowEventKind, text: str, **data: Any) -> None:
+        """To ``on_event`` when there is one, else kept for the next :meth:`on_reading` or
+        :meth:`on_button` to return."""
+        event = FlowEvent(kind, text, {"game": self.game_title, "phase": self._step(), **data})
         if self.on_event is not None:
-            self.on_event(FlowEvent(kind, text, {"game": self.game_title, "phase": self._step(), **data}))
+            self.on_event(event)
+        else:
+            self._pending.append(event)
+
+
+def check_colours(tag: str, colours: Sequence[str]) -> None:
+    """The tray tells one player's dice apart by body colour: each must be a colour the reader
+    names (:data:`vision.colour.COLOUR_NAMES`) and none twice.
+
+    :raises IllegalActionError: naming ``tag`` and the colour.
+    """
+    from vision.colour import COLOUR_NAMES
+
+    for colour in colours:
+        if colour not in COLOUR_NAMES:
+            raise IllegalActionError(f"{tag}: the tray cannot tell a {colour!r} die (colours: {', '.join(COLOUR_NAMES)})")
+    twice = sorted({c for c in colours if list(colours).count(c) > 1})
+    if twice:
+        raise IllegalActionError(f"{tag}: two dice of one player are {twice[0]}: the tray tells them apart by colour")
+
+
+def _extent(dice: Sequence[DieReading]) -> tuple[int, int]:
+    """A frame size for a reading that does not carry one: just past its farthest die."""
+    return (max(d.box[0] + d.box[2] for d in dice) + 1, max(d.box[1] + d.box[3] for d in dice) + 1)
+
+
+def _place(die: TrayDie) -> str:
+    """Where a die lies, in words a player finds it by (``left top``)."""
+    across = "left" if die.x < 1 / 3 else "right" if die.x > 2 / 3 else "middle"
+    down = "top" if die.y < 1 / 3 else "bottom" if die.y > 2 / 3 else "centre"
+    return f"{across} {down}"
 
 
 def by_side(dice: Sequence[TrayDie], seats: int) -> list[list[TrayDie]]:

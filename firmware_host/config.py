@@ -231,31 +231,41 @@ class MqttConfig:
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Who plays which hero; 2 to 4 players. ``resume``: after any restart the tray goes on with the
-    last unfinished game of these players from its record (False: a new game at every start)."""
+    """Which game the tray plays and who plays it; 2 to 4 players.
+
+    ``name``: ``dicethrone`` (the default), ``battledice`` or ``dicemasters`` (any of their names:
+    ``battle-dice``, ``Dice Masters``...). Dice Throne seats ``heroes``, one per player; the other
+    games are set up from ``setup``, the game record's tags without the players' names (docs/battle-dice.md,
+    docs/dice-masters.md): a Battle Dice team and its dice colours, Dice Masters cards and the body
+    colour of each card's dice. ``resume``: after any restart the tray goes on with the last
+    unfinished game set up the same way, from its record (False: a new game at every start).
+    """
 
     players: tuple[str, ...] = ("Player 1", "Player 2")
     heroes: tuple[str, ...] = ("barbarian", "moon-elf")
     resume: bool = True
+    name: str = "dicethrone"
+    setup: tuple[tuple[str, str], ...] = ()
 
     def check(self) -> None:
         if not 2 <= len(self.players) <= 4:
             raise ValueError(f"game.players has {len(self.players)} names; a game needs 2 to 4")
-        if len(self.heroes) != len(self.players):
-            raise ValueError(
-                f"game.heroes has {len(self.heroes)} heroes for {len(self.players)} players; give one each"
-            )
         for name in self.players:
             if not name.strip():
                 raise ValueError(f"game.players has an empty name {name!r}")
-        from firmware_host.heroes import find_hero
+        from firmware_host.table_flows import check_setup
         from rules.errors import RulesError
 
-        for hero in self.heroes:
-            try:
-                find_hero(hero)
-            except RulesError as error:  # unknown hero, or a hero file that does not load
-                raise ValueError(f"game.heroes: {error}") from None
+        try:
+            check_setup(self)
+        except RulesError as error:  # unknown game or hero, a setup the game refuses
+            raise ValueError(f"game: {error}") from None
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """The game record's tags this config sets a game up with: ``P1``... the players' names,
+        then ``setup``."""
+        return {**{f"P{n}": name.strip() for n, name in enumerate(self.players, start=1)}, **dict(self.setup)}
 
 
 @dataclass(frozen=True)
@@ -405,6 +415,10 @@ def _typed(key: str, raw: Any, hint: Any, where: str) -> Any:
         if isinstance(raw, bool) or not isinstance(raw, (int, float)):
             raise ConfigError(f"{where}: {key} must be a number, not {_toml_type(raw)} {raw!r}")
         return float(raw)
+    if hint == tuple[tuple[str, str], ...]:
+        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+            raise ConfigError(f"{where}: {key} must be a table of strings, not {_toml_type(raw)} {raw!r}")
+        return tuple((str(k), v) for k, v in raw.items())
     if typing.get_origin(hint) is tuple:
         if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
             raise ConfigError(f"{where}: {key} must be a list of strings, not {_toml_type(raw)} {raw!r}")

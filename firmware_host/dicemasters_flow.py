@@ -12,8 +12,9 @@ rerolled, and a second reroll is refused by the rules.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side
+from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side, check_colours
 from firmware_host.presenters import DENSE_CHARS, TITLE_CHARS, point_first, short
 from firmware_host.transcript import EventSink
 from rules.dicemasters.faces import FaceKind
@@ -35,6 +36,17 @@ class DiceMastersFlow(ChoiceFlow):
         self._places: dict[str, tuple[float, float]] = {}
         """Where each die of the last roll lay (die id -> x, y)."""
         self._blocks: list[tuple[str, str]] = []
+
+    def design_colours(self) -> dict[str, tuple[str, ...]]:
+        """Card id -> the body colours its dice come in (any player's): the tray reads a die only
+        with the profiles of the cards of its colour, when each card's profile is named by its id."""
+        found: dict[str, list[str]] = {}
+        for colours in self.colours:
+            for card, colour in colours.items():
+                found.setdefault(card, [])
+                if colour not in found[card]:
+                    found[card].append(colour)
+        return {card: tuple(colours) for card, colours in found.items()}
 
     # -- dice -------------------------------------------------------------------------------
     def wants_dice(self) -> bool:
@@ -226,3 +238,36 @@ def _pay(payment: Sequence[tuple[str, int | None]]) -> str:
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
     return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
+
+
+def table_flow(game: Game, config: Any) -> DiceMastersFlow:
+    """The flow that plays ``game`` at the tray, with the body colour of each card's dice from the
+    config's setup: ``P1Colours`` (and ``P2Colours``) as ``card=colour`` words, e.g.
+    ``sidekick=white batman=black anger-issues=red``. Every card whose dice a player has (the
+    Sidekicks and the Basic Action cards too) needs a colour, each a colour the tray names and
+    none twice for one player.
+
+    :raises IllegalActionError: naming the tag and the card.
+    """
+    tags = config.tags
+    colours: list[dict[str, str]] = []
+    for owner, player in enumerate(game.state.players):
+        tag = f"P{owner + 1}Colours"
+        given: dict[str, str] = {}
+        for word in tags.get(tag, "").split():
+            card, equals, colour = word.partition("=")
+            if not equals or not card or not colour:
+                raise IllegalActionError(f"{tag}: {word!r} is not card=colour (e.g. sidekick=white)")
+            given[card] = colour
+        cards = game.cards_with_dice(owner)
+        missing = [card for card in cards if card not in given]
+        if missing:
+            raise IllegalActionError(
+                f"{tag}: no body colour for {player.name}'s {', '.join(missing)} dice (give {tag} = \"{' '.join(c + '=...' for c in cards)}\")"
+            )
+        unknown = [card for card in given if card not in cards]
+        if unknown:
+            raise IllegalActionError(f"{tag}: {player.name} has no {unknown[0]!r} dice (cards: {', '.join(cards)})")
+        check_colours(tag, [given[card] for card in cards])
+        colours.append({card: given[card] for card in cards})
+    return DiceMastersFlow(game, colours)

@@ -1309,3 +1309,29 @@ class GameFlow:
             if self._on_event is not None:
                 self._on_event(event)
         return events
+
+
+# ================================================================================ at the tray
+
+
+def game_from_config(config: Any) -> Game:
+    """A new Dice Throne game: ``config.heroes`` (ids or custom hero files) seated in order, one
+    per name in ``config.players`` (:class:`firmware_host.config.GameConfig`).
+
+    :raises ValueError: naming ``game.heroes`` when the heroes do not seat the players or one
+        does not load.
+    """
+    from firmware_host.heroes import find_hero
+
+    if len(config.heroes) != len(config.players):
+        raise ValueError(f"game.heroes has {len(config.heroes)} heroes for {len(config.players)} players; give one each")
+    try:
+        heroes = [find_hero(hero) for hero in config.heroes]  # custom heroes too
+    except RulesError as error:  # unknown hero, or a hero file that does not load
+        raise ValueError(f"game.heroes: {error}") from None
+    return Game.new(heroes, names=[name.strip() for name in config.players])
+
+
+def table_flow(game: Game, config: Any) -> GameFlow:
+    """The flow that plays ``game`` at the tray (the config adds nothing to Dice Throne's)."""
+    return GameFlow(game)

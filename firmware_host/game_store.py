@@ -192,10 +192,11 @@ def _action(line: object, where: str) -> Action:
         raise RecordError(f"{where}: {error}") from None
 
 
-def resume_last_game(store: GameStore, players: Sequence[tuple[str, str]], *, search: Sequence[Path] = ()) -> Any:
-    """The store's last game, replayed from its record, when it is unfinished and seats ``players``
-    (hero id, name) as the config does; the store then appends to that record. None when a new game
-    is to start (the journal says why). A record that does not replay (damaged, a hero file since
+def resume_last_game(store: GameStore, setup: Sequence[tuple[str, str]], *, search: Sequence[Path] = ()) -> Any:
+    """The store's last game, replayed from its record, when it is unfinished and was set up as
+    ``setup`` says (the record tags of a new game from the config: the game, its players and their
+    heroes, teams or cards); the store then appends to that record. None when a new game is to
+    start (the journal says why). A record that does not replay (damaged, a hero file since
     removed) is kept aside with a warning and never tried again, so it cannot stop the tray twice.
 
     ``search``: folders of custom hero files, as :func:`rules.records.replay` takes them.
@@ -221,26 +222,44 @@ def resume_last_game(store: GameStore, players: Sequence[tuple[str, str]], *, se
             last.number, store.path, reason, last.number,
         )  # fmt: skip
         return None
-    if getattr(game, "outcome", None) is not None:
+    if game.finished:
         log.info("game %d is over; a new game starts", last.number)
         return None
-    seated = [(p.hero.id, p.name) for p in game.players]
-    if seated != list(players):
+    stored, wanted = _set_up(game.record_headers()), _set_up(setup)
+    if stored != wanted:
         log.info(
-            "game %d seats %s, the config %s; a new game starts",
-            last.number, _seats(seated), _seats(players),
+            "game %d is set up as %s, the config as %s; a new game starts",
+            last.number, _describe(stored), _describe(wanted),
         )  # fmt: skip
         return None
     store.continue_game(last.number, game)
     state = game.to_json()
     log.info(
-        "resumed game %d from its record (%d actions): turn %s, %s, %s",
-        last.number, last.actions, state["turn"], state["phase"],
-        ", ".join(f"{p['name']} {p['health']} HP {p['cp']} CP {p['cards']} cards" for p in state["players"]),
+        "resumed game %d from its record (%d actions): turn %s, %s%s",
+        last.number, last.actions, state.get("turn"), state.get("phase"), _standing(state),
     )  # fmt: skip
     log.debug("resumed game %d state: %s", last.number, json.dumps(state, sort_keys=True))
     return game
 
 
-def _seats(players: Sequence[tuple[str, str]]) -> str:
-    return ", ".join(f"{name} ({hero})" for hero, name in players)
+# Tags a game's setup does not depend on: a seed is drawn for each game.
+_NOT_SETUP = frozenset({"Seed"})
+
+
+def _set_up(tags: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(key, value) for key, value in tags if key not in _NOT_SETUP]
+
+
+def _describe(tags: Sequence[tuple[str, str]]) -> str:
+    return " ".join(f"[{key} {value!r}]" for key, value in tags)
+
+
+def _standing(state: dict[str, Any]) -> str:
+    """Each player's health, CP and cards where the game keeps them (Dice Throne), else life."""
+    parts = []
+    for player in state.get("players", []):
+        if "health" in player:
+            parts.append(f"{player['name']} {player['health']} HP {player.get('cp', 0)} CP {player.get('cards', 0)} cards")
+        elif "life" in player:
+            parts.append(f"{player['name']} {player['life']} life")
+    return (", " + ", ".join(parts)) if parts else ""

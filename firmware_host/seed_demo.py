@@ -5,7 +5,7 @@ Battle Dice with pips, read by the product's reader (:class:`vision.reader.DiceR
 Masters dice whose faces are artwork (a glyph per energy type, a star for a character face),
 which the tray reads from a calibrated profile; the simulator's truth stands in for that profile
 here, as it does for the body colour of each die (the reader gives no colour yet). The players'
-choices are button presses on the game's menus (NEXT to the choice, SELECT), picked from a seeded
+choices are button presses on the game's menus (SELECT to the choice, NEXT), picked from a seeded
 generator, so a seed always plays the same game. Every display frame is written as a PNG and the
 game's record is left as ``DIR/game.dtr``.
 """
@@ -25,7 +25,7 @@ from firmware_host.dicemasters_flow import DiceMastersFlow
 from firmware_host.transcript import FlowEvent, Transcript
 from hardware.buttons import ButtonEvent
 from hardware.sim.faces import DieDesign, DieStyle, FaceArt
-from hardware.sim.render import render_tray
+from hardware.sim.render import RenderedTray, render_tray
 from hardware.sim.scene import Background, Camera, DiePose, TrayScene
 from rules.dicemasters.cards import Card
 from rules.records import GameRecord
@@ -163,7 +163,7 @@ class SeedGameDemo:
         return int(self.flow.game.to_json()["turn"])
 
     def _press_a_choice(self) -> None:
-        """Presses NEXT to a choice and SELECT, as a player would; Dice Masters players prefer
+        """Presses SELECT to a choice and NEXT, as a player would; Dice Masters players prefer
         buying, fielding and attacking to ending the turn."""
         options = self.flow.choices()
         if not options:
@@ -171,9 +171,9 @@ class SeedGameDemo:
         weights = np.array([_weight(o.action) for o in options], float)
         pick = int(self.rng.choice(len(options), p=weights / weights.sum()))
         while self.flow.selected != pick:
-            self.flow.press(ButtonEvent.NEXT)
+            self.flow.press(ButtonEvent.SELECT)
             self.screen.show()
-        self.flow.press(ButtonEvent.SELECT)
+        self.flow.press(ButtonEvent.NEXT)
 
     # -- the simulated tray -----------------------------------------------------------------
     def _throw(self) -> None:
@@ -256,29 +256,10 @@ class SeedGameDemo:
     def _render_and_read(self, specs: Sequence[Throw]) -> list[TrayDie]:
         """Renders the dice lying on their sides of the tray; each die's face and body colour from
         the reader when it can read it (pips), else from the simulator's truth; place from the truth."""
-        camera = Camera(640, 480, 0.0, 40.0)
-        # A grid of places per side of the tray, 4 across and 4 down; a die that stays keeps its
-        # place and a thrown one takes a free place.
-        taken = [p for *_, p in specs if p is not None] + self._avoid
+        tray, places = render_throw(specs, self.rng, avoid=self._avoid)
         self._avoid = []
-        free: dict[int, list[tuple[float, float]]] = {}
-        for side in {spec[3] for spec in specs}:
-            grid = [((40 + 75 * col + 320 * side) / camera.width, (60 + 110 * row) / camera.height)
-                    for row in range(4) for col in range(4)]
-            free[side] = [g for g in grid if all(abs(g[0] - t[0]) + abs(g[1] - t[1]) > 0.08 for t in taken)]
-        poses = []
-        places = []
-        for value, colour, design, side, place in specs:
-            if place is None:
-                gx, gy = free[side].pop(0)
-                place = (gx + float(self.rng.uniform(-0.01, 0.01)), gy + float(self.rng.uniform(-0.03, 0.03)))
-            x, y = camera.unproject(place[0] * camera.width, place[1] * camera.height)
-            ink = "black" if colour in ("white", "ivory", "yellow", "orange") else "white"
-            poses.append(DiePose(value, x, y, float(self.rng.uniform(0, 90)), design, DieStyle.parse(f"{colour}/{ink}")))
-            places.append(place)
-        scene = TrayScene(camera=camera, background=Background("wood"), dice=tuple(poses))
-        tray = render_tray(scene, self.rng)
-        reading = self.reader.read(tray.frame) if all(d.design.name == "pips" for d in poses) else None
+        pips = all(design.name == "pips" for _, _, design, _, _ in specs)
+        reading = self.reader.read(tray.frame) if pips else None
         seen = []
         for (value, colour, design, _, _), truth, (x, y) in zip(specs, tray.truth, places):
             face = self._face(design, value)
@@ -302,6 +283,34 @@ class SeedGameDemo:
             return str(value)
         art = design.face(value)
         return art.symbol or art.label
+
+
+def render_throw(
+    specs: Sequence[Throw], rng: np.random.Generator, *, avoid: Sequence[tuple[float, float]] = ()
+) -> tuple[RenderedTray, list[tuple[float, float]]]:
+    """The simulated tray (640x480, wood) with the dice of ``specs`` lying on their sides of it,
+    and where each lies (fractions of the frame). A grid of places per side, 4 across and 4 down:
+    a die that stays keeps its place, a thrown one takes a free place away from ``avoid`` (where
+    dice lay before)."""
+    camera = Camera(640, 480, 0.0, 40.0)
+    taken = [p for *_, p in specs if p is not None] + list(avoid)
+    free: dict[int, list[tuple[float, float]]] = {}
+    for side in {spec[3] for spec in specs}:
+        grid = [((40 + 75 * col + 320 * side) / camera.width, (60 + 110 * row) / camera.height)
+                for row in range(4) for col in range(4)]
+        free[side] = [g for g in grid if all(abs(g[0] - t[0]) + abs(g[1] - t[1]) > 0.08 for t in taken)]
+    poses = []
+    places = []
+    for value, colour, design, side, place in specs:
+        if place is None:
+            gx, gy = free[side].pop(0)
+            place = (gx + float(rng.uniform(-0.01, 0.01)), gy + float(rng.uniform(-0.03, 0.03)))
+        x, y = camera.unproject(place[0] * camera.width, place[1] * camera.height)
+        ink = "black" if colour in ("white", "ivory", "yellow", "orange") else "white"
+        poses.append(DiePose(value, x, y, float(rng.uniform(0, 90)), design, DieStyle.parse(f"{colour}/{ink}")))
+        places.append(place)
+    scene = TrayScene(camera=camera, background=Background("wood"), dice=tuple(poses))
+    return render_tray(scene, rng), places
 
 
 def _nearest(dice: Sequence[DieReading], box: tuple[int, int, int, int]) -> DieReading | None:

@@ -109,7 +109,8 @@ class Reader(Protocol):
 
 
 class Flow(Protocol):
-    """What the service needs of :class:`firmware_host.game_flow.GameFlow`."""
+    """What the service needs of a table flow (:class:`firmware_host.game_flow.GameFlow`,
+    :class:`firmware_host.choice_flow.ChoiceFlow`)."""
 
     def on_reading(self, reading: FrameReading) -> Sequence[Any]: ...
 
@@ -117,7 +118,6 @@ class Flow(Protocol):
 
     def on_rolling(self) -> None: ...
 
-    def view(self) -> Any: ...
 
 
 class Light(Protocol):
@@ -810,13 +810,12 @@ def build_service(
     :raises CameraUnavailable: never: a camera missing at start is retried like one lost later.
     """
     from firmware_host.commands.vision_cmd import make_reader
-    from firmware_host.game_flow import GameFlow
     from firmware_host.game_store import GameStore, resume_last_game
-    from firmware_host.heroes import find_hero, hero_folders
+    from firmware_host.heroes import hero_folders
+    from firmware_host.table_flows import flow_for, new_game
     from hardware.buttons import TrayButtons
     from hardware.display import open_display
     from hardware.lights import StatusLight, TrayLight
-    from rules.dicethrone.game import Game
 
     housekeeping = None
     if pin_factory is None and config.gpio == "mock":
@@ -830,18 +829,20 @@ def build_service(
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
-        heroes = [find_hero(hero) for hero in config.game.heroes]  # custom heroes too
-        names = list(config.game.players)
+        fresh = new_game(config.game)
         game = None
         if config.game.resume:
             try:
                 roll_log.integrity_check()  # a damaged log is moved aside before its games are read
             except RollLogError:
                 pass  # start() says so, and the game starts fresh below
-            game = resume_last_game(game_store, [(h.id, n) for h, n in zip(heroes, names)], search=hero_folders())
+            game = resume_last_game(game_store, fresh.record_headers(), search=hero_folders())
         else:
             log.info("a new game starts (game.resume is off, or --new-game)")
-        flow = GameFlow(game if game is not None else Game.new(heroes, names=names))
+        flow = flow_for(config.game, game if game is not None else fresh)
+        if hasattr(reader, "with_colours") and hasattr(flow, "design_colours"):
+            # Dice Masters: a card's profile reads only dice of that card's colour.
+            reader = reader.with_colours(flow.design_colours())
         last_reading = _last_reading(roll_log) if game is not None else None
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)

@@ -40,6 +40,8 @@ HUE_NAMES: tuple[tuple[float, str], ...] = (
     (307.0, "purple"),
     (333.0, "pink"),
 )
+#: Every name :func:`colour_name` gives, so a game's setup can be checked against it.
+COLOUR_NAMES: tuple[str, ...] = ("white", "grey", "black", "brown", *dict.fromkeys(name for _, name in HUE_NAMES))
 #: Below this chroma (Lab units) a die has no hue worth naming; dark dice show less of their hue.
 NEUTRAL_CHROMA = 14.0
 NEUTRAL_CHROMA_DARK = 10.0

@@ -34,11 +34,6 @@ def _side(die: DieReading) -> float:
     return float(max(die.box[2], die.box[3], 1))
 
 
-def _distance(a: DieReading, b: DieReading) -> float:
-    (ax, ay), (bx, by) = _centre(a), _centre(b)
-    return math.hypot(ax - bx, ay - by)
-
-
 def _inside(small: DieReading, big: DieReading) -> bool:
     """Whether ``small``'s centre lies within ``big``'s box."""
     (sx, sy), (bx, by) = _centre(small), _centre(big)
@@ -47,8 +42,17 @@ def _inside(small: DieReading, big: DieReading) -> bool:
 
 def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
     """The combined reading (dice left to right; ``ms`` is the sum of both)."""
-    near = ((_distance(l, p), i, j, SAME_DIE * max(_side(l), _side(p))) for i, l in enumerate(learned.dice) for j, p in enumerate(pips.dice))
-    pairs = sorted((d, i, j) for d, i, j, reach in near if d < reach)
+    # every centre, size and distance once (a full tray has hundreds of pairs), as _distance has them
+    learned_at = [_centre(l) for l in learned.dice]
+    pips_at = [_centre(p) for p in pips.dice]
+    pips_side = [_side(p) for p in pips.dice]
+    apart = [[math.hypot(lx - px, ly - py) for px, py in pips_at] for lx, ly in learned_at]
+    pairs = sorted(
+        (apart[i][j], i, j)
+        for i, l in enumerate(learned.dice)
+        for j in range(len(pips.dice))
+        if apart[i][j] < SAME_DIE * max(_side(l), pips_side[j])
+    )
     match: dict[int, int] = {}
     taken: set[int] = set()
     for _, i, j in pairs:
@@ -63,7 +67,7 @@ def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
             kept.append(l)
             continue
         # A learned find on a face the pip reader read, but not that face: part of that die.
-        if any(p.ok and _distance(l, p) < PART_OF_DIE * _side(p) for p in pips.dice):
+        if any(p.ok and apart[i][j] < PART_OF_DIE * pips_side[j] for j, p in enumerate(pips.dice)):
             continue
         dice.append(l)
         kept.append(l)

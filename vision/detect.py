@@ -95,11 +95,23 @@ class FaceCandidate:
     def touches_frame_edge(self) -> bool:
         return bool(self.flags & CandidateFlag.TOUCHES_FRAME_EDGE)
 
-    @property
+    @cached_property
     def center(self) -> tuple[float, float]:
+        """Centre of the outline (worked out once: the top-face passes ask for it again and again)."""
         xs = [p[0] for p in self.quad]
         ys = [p[1] for p in self.quad]
         return (sum(xs) / 4, sum(ys) / 4)
+
+    @cached_property
+    def _pip_tensor(self) -> npt.NDArray[np.float64]:
+        """Mean shape tensor (xx, xy, yy) of the pips' ellipses, worked out once for the top-face
+        passes that each compare it (the identity of a face without pips)."""
+        if not self.pips:
+            return np.array([1.0, 0.0, 1.0])
+        ratios = np.array([p.ratio for p in self.pips])
+        angles = np.array([p.angle for p in self.pips])
+        out: npt.NDArray[np.float64] = _shape_tensor(ratios, angles).mean(axis=0)
+        return out
 
     @cached_property
     def squareness(self) -> float:
@@ -514,25 +526,32 @@ def _symbol_faces(
     big = int(round(kernel * 0.55)) | 1
     marks = _find_pips(grey, big, dark, config, min_extent=kernel // 4, min_fill=0.3)
     out: list[FaceCandidate] = []
+    if len(marks) == 0:
+        return out
     h, w = grey.shape
-    for mark in marks:
-        extent = 1.15 * float(np.sqrt(mark[_DIAM] ** 2 / max(mark[_RATIO], 0.3)))
-        # a die face reaches well beyond its symbol on every side
-        ring = np.concatenate([r * extent * _RING for r in (0.65, 0.8, 1.0)])
-        cols = np.rint(mark[_X] + ring[:, 0]).astype(np.intp)
-        rows = np.rint(mark[_Y] + ring[:, 1]).astype(np.intp)
-        if cols.min() < 0 or rows.min() < 0 or cols.max() >= w or rows.max() >= h:
-            continue
-        samples = grey[rows, cols].astype(np.float64)
-        n = len(samples)
-        ordered = np.partition(samples, (n // 4, n // 2, 3 * n // 4))
-        level = float(ordered[n // 2])
-        contrast = float(mark[_CONTRAST])
-        if contrast < 60 or ordered[3 * n // 4] - ordered[n // 4] > 0.2 * contrast:
-            continue
-        stray = samples < level - 0.45 * contrast if dark else samples > level + 0.45 * contrast
-        if stray.mean() > 0.05:
-            continue
+    # every mark at once, with the arithmetic each would get on its own
+    extents = 1.15 * np.sqrt(marks[:, _DIAM] ** 2 / np.maximum(marks[:, _RATIO], 0.3))
+    # a die face reaches well beyond its symbol on every side
+    rings = np.concatenate([(r * extents)[:, None, None] * _RING[None, :, :] for r in (0.65, 0.8, 1.0)], axis=1)
+    cols = np.rint(marks[:, None, _X] + rings[:, :, 0]).astype(np.intp)
+    rows = np.rint(marks[:, None, _Y] + rings[:, :, 1]).astype(np.intp)
+    within = (cols.min(axis=1) >= 0) & (rows.min(axis=1) >= 0) & (cols.max(axis=1) < w) & (rows.max(axis=1) < h)
+    if not within.any():
+        return out
+    marks, extents = marks[within], extents[within]
+    samples = grey[rows[within], cols[within]]
+    n = samples.shape[1]
+    # order statistics of grey levels: the same whether taken as bytes or as floats
+    ordered = np.partition(samples, (n // 4, n // 2, 3 * n // 4), axis=1).astype(np.float64)
+    levels = ordered[:, n // 2]
+    contrasts = marks[:, _CONTRAST]
+    even = (contrasts >= 60) & ~(ordered[:, 3 * n // 4] - ordered[:, n // 4] > 0.2 * contrasts)
+    if dark:
+        stray = samples < (levels - 0.45 * contrasts)[:, None]
+    else:
+        stray = samples > (levels + 0.45 * contrasts)[:, None]
+    even &= ~(np.count_nonzero(stray, axis=1) / n > 0.05)
+    for mark, extent in zip(marks[even], extents[even].tolist()):
         m = np.eye(2) * (0.8 * extent / FACE_HALF_SIDE)
         fit = LayoutFit(0, (float(mark[_X]), float(mark[_Y])), (m[0, 0], 0.0, 0.0, m[1, 1]), 0.0, 1.0)
         out.append(_candidate(frame, mark[None, :], fit, scale, dark, CandidateFlag.NO_LAYOUT, layout=False))
@@ -652,6 +671,8 @@ def _faces_from_group(
     """The faces in one linked group of pips: the group itself when it is one face, else its
     point-symmetric subsets (every d6 layout is symmetric about the face centre), biggest first.
     No face's outline may be wider or taller than ``max_side`` working pixels."""
+    if len(group) == 1 and (pips[group[0], _FILL] < 0.8 or pips[group[0], _CONTRAST] < 70):
+        return []  # a lone mark too faint or ragged to be a one-pip (see _pip_layout), the commonest group
     members = pips[group]
     faces: list[FaceCandidate] = []
 
@@ -677,8 +698,9 @@ def _faces_from_group(
         # cloth or printed pattern, not dice (and its subsets would be far too many to search)
         return []
     alive = np.arange(len(members))
-    layouts: dict[bytes, LayoutFit | None] = {}
-    surfaces: dict[bytes, _Surface] = {}
+    # the whole group is often one of its own symmetric subsets: its fit and surface are known
+    layouts: dict[bytes, LayoutFit | None] = {alive.tobytes(): whole}
+    surfaces: dict[bytes, _Surface] = {} if whole is None else {alive.tobytes(): surface}
     while len(alive):
         remaining = members[alive]
         # cheap layout fits first; the surface check only for the best few, best first
@@ -762,7 +784,7 @@ def _symmetric_subsets(pips: FloatArray) -> list[IndexArray]:
     xy = pips[:, :2]
     diam = pips[:, _DIAM]
     n = len(pips)
-    ii, jj = np.triu_indices(n)  # i == j: the centre is a pip itself
+    ii, jj = _pairs_with_self(n)  # i == j: the centre is a pip itself
     centres = (xy[ii] + xy[jj]) / 2  # (C, 2)
     mirrors = 2 * centres[:, None, :] - xy[None, :, :]  # (C, n, 2): each pip mirrored
     gap = np.hypot(mirrors[:, :, None, 0] - xy[None, None, :, 0], mirrors[:, :, None, 1] - xy[None, None, :, 1])
@@ -778,6 +800,13 @@ def _symmetric_subsets(pips: FloatArray) -> list[IndexArray]:
             seen.add(key)
             out.append(np.nonzero(row)[0])
     return out
+
+
+@lru_cache(maxsize=64)
+def _pairs_with_self(n: int) -> tuple[IndexArray, IndexArray]:
+    """``np.triu_indices(n)``, made once per group size (it costs more than the search it feeds)."""
+    ii, jj = np.triu_indices(n)
+    return ii, jj
 
 
 def _pip_layout(pips: FloatArray) -> LayoutFit | None:
@@ -846,25 +875,32 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool, grid
     (two pips of a four whose other two were too faint to find).
     """
     m = fit.matrix()
-    pts = (_SURFACE_GRID if grid is None else grid) @ m.T + np.array(fit.center)
+    centre = np.array(fit.center)
+    pts = (_SURFACE_GRID if grid is None else grid) @ m.T + centre
     d2 = (pts[:, None, 0] - pips[None, :, _X]) ** 2 + (pts[:, None, 1] - pips[None, :, _Y]) ** 2
     pts = pts[(d2 > (1.1 * pips[None, :, _DIAM]) ** 2).all(axis=1)]
     h, w = grey.shape
-    cols = np.rint(pts[:, 0]).astype(np.intp)
-    rows = np.rint(pts[:, 1]).astype(np.intp)
-    inside = (cols >= 0) & (cols < w) & (rows >= 0) & (rows < h)
-    if inside.sum() < 0.3 * len(pts) or not inside.any():
+    places = np.rint(pts).astype(np.intp)
+    cols, rows = places[:, 0], places[:, 1]
+    # as unsigned, a place left of or above the frame wraps past its far side: one test a side
+    inside = (cols.view(np.uintp) < w) & (rows.view(np.uintp) < h)
+    seen = int(np.count_nonzero(inside))
+    if seen == 0 or seen < 0.3 * len(pts):
         return _Surface.MARKED  # too little of it in the frame to tell a die face from anything else
-    samples = grey[rows[inside], cols[inside]].astype(np.float64)
+    if seen < len(pts):
+        rows, cols = rows[inside], cols[inside]
+    samples = grey[rows, cols]
     n = len(samples)
     low, half, high = int(0.25 * n), n // 2, int(0.75 * n)
+    # order statistics of grey levels: the same whether taken as bytes or as floats
     ordered = np.partition(samples, (low, half, high))
     level = float(ordered[half])
     count = len(pips)
-    contrast = float(pips[:, _CONTRAST].sum() / count)
-    if abs(level - float(pips[:, _LEVEL].sum() / count)) > 0.5 * contrast:
+    contrast_sum, level_sum = pips[:, _CONTRAST : _LEVEL + 1].sum(axis=0).tolist()
+    contrast = contrast_sum / count
+    if abs(level - level_sum / count) > 0.5 * contrast:
         return _Surface.MARKED
-    if ordered[high] - ordered[low] > 0.22 * contrast:
+    if float(ordered[high]) - float(ordered[low]) > 0.22 * contrast:
         # a face is one even surface; a square reaching over a die's edge onto a side face or the
         # table is not (this splits a one-pip top from a side pip that would make a "two")
         if grid is None and fit.value >= 4 and fit.residual < _LATTICE_RESIDUAL:
@@ -873,21 +909,21 @@ def _face_surface(grey: Grey, fit: LayoutFit, pips: FloatArray, dark: bool, grid
             return _face_surface(grey, fit, pips, dark, _INNER_SURFACE_GRID)
         return _Surface.MARKED
     if dark:
-        marks = int((samples < level - 0.45 * contrast).sum())
+        marks = int(np.count_nonzero(samples < level - 0.45 * contrast))
     else:
-        marks = int((samples > level + 0.45 * contrast).sum())
+        marks = int(np.count_nonzero(samples > level + 0.45 * contrast))
     if marks > 0.05 * n:
         return _Surface.MARKED
     if fit.value >= 2:
         # the grid places no pip of the layout took
-        on_grid = (pips[:, :2] - np.array(fit.center)) @ invert_2x2(m).T
+        on_grid = (pips[:, :2] - centre) @ invert_2x2(m).T
         taken = ((_GRID[:, None, :] - on_grid[None, :, :]) ** 2).sum(axis=2).min(axis=1) < 0.25
-        empty = _GRID[~taken] @ m.T + np.array(fit.center)
+        empty = _GRID[~taken] @ m.T + centre
         radius = 0.25 * float(pips[:, _DIAM].sum() / count)
         spots = (empty[:, None, :] + radius * _SPOT[None, :, :]).reshape(-1, 2)
-        c = np.clip(np.rint(spots[:, 0]).astype(np.intp), 0, w - 1)
-        r = np.clip(np.rint(spots[:, 1]).astype(np.intp), 0, h - 1)
-        means = grey[r, c].astype(np.float64).reshape(len(empty), len(_SPOT)).sum(axis=1) / len(_SPOT)
+        at = np.minimum(np.maximum(np.rint(spots).astype(np.intp), 0), (w - 1, h - 1))
+        # sums of five grey levels are whole numbers: exact in any order and type
+        means = grey[at[:, 1], at[:, 0]].reshape(len(empty), len(_SPOT)).sum(axis=1) / len(_SPOT)
         depth = (level - means) if dark else (means - level)
         if depth.max() > 0.35 * contrast:
             return _Surface.BUSY
@@ -917,24 +953,33 @@ def _candidate(
     flags: CandidateFlag,
     layout: bool = True,
 ) -> FaceCandidate:
-    full = pips.copy()
-    full[:, [_X, _Y, _DIAM]] /= scale
+    # a camera-sized frame is searched as it is (scale 1): its pips and fit need no rescaling
+    if scale == 1.0:
+        full = pips
+    else:
+        full = pips.copy()
+        full[:, [_X, _Y, _DIAM]] /= scale
     if fit is None:
         fit_full = _square_around(full)
+    elif scale == 1.0:
+        fit_full = fit
     else:
         m = fit.matrix() / scale
         c = np.array(fit.center) / scale
         fit_full = LayoutFit(fit.value, (float(c[0]), float(c[1])), (m[0, 0], m[0, 1], m[1, 0], m[1, 1]), fit.spacing, fit.residual)
     quad = face_outline(fit_full)
+    corners_xy = quad.tolist()
     h, w = frame.shape[:2]
-    x0, y0 = np.floor(quad.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
+    xs = [x for x, _ in corners_xy]
+    ys = [y for _, y in corners_xy]
+    x0, y0 = math.floor(min(xs)), math.floor(min(ys))
+    x1, y1 = math.ceil(max(xs)), math.ceil(max(ys))
     if fit is not None and layout and fit.value >= 2:
         # every place of the 3x3 grid lies within its corners: when each corner has room for a
         # whole pip inside the frame, no pip can be missing, though the face's rim may be cut
-        corners = face_outline(fit_full, half_side=1.0)
+        corners = face_outline(fit_full, half_side=1.0).tolist()
         margin = float(full[:, _DIAM].max())
-        cut = bool((corners < margin).any() or (corners[:, 0] > w - 1 - margin).any() or (corners[:, 1] > h - 1 - margin).any())
+        cut = any(x < margin or y < margin or x > w - 1 - margin or y > h - 1 - margin for x, y in corners)
     else:
         cut = bool(x0 < 1 or y0 < 1 or x1 > w - 2 or y1 > h - 2)
     if cut:
@@ -945,14 +990,12 @@ def _candidate(
     # worked out again from what it keeps is cropped only if it stays (see _with_crop)
     crop = _rectify(frame, fit_full) if fit is not None and not layout else _PENDING_CROP
     contrast = _median(full[:, _CONTRAST].tolist())
-    quality = float(np.clip(1.0 - fit_full.residual / 0.4, 0.0, 1.0)) * float(np.clip(contrast / 60.0, 0.0, 1.0))
-    pip_objs = tuple(
-        Pip(float(p[_X]), float(p[_Y]), float(p[_DIAM]), float(p[_RATIO]), float(p[_ANGLE]), float(p[_CONTRAST]), dark)
-        for p in full
-    )
+    quality = min(max(1.0 - fit_full.residual / 0.4, 0.0), 1.0) * min(max(contrast / 60.0, 0.0), 1.0)
+    # the pip columns x, y, diameter, ratio, angle, contrast are the first six, in Pip's order
+    pip_objs = tuple(Pip(x, y, d, r, a, c, dark) for x, y, d, r, a, c in full[:, :_LEVEL].tolist())
     return FaceCandidate(
         box=(bx0, by0, max(1, bx1 - bx0), max(1, by1 - by0)),
-        quad=tuple((float(x), float(y)) for x, y in quad),
+        quad=tuple((x, y) for x, y in corners_xy),
         crop=crop,
         pips=pip_objs,
         layout=fit_full if fit is not None and layout else None,
@@ -1014,12 +1057,14 @@ def _drop_small_marks(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     """
     if len(faces) < 2:
         return faces
-    diameters = np.array([p.diameter for f in faces for p in f.pips])
-    weights = np.array([p.contrast for f in faces for p in f.pips]) ** 2
+    every = [p for f in faces for p in f.pips]
+    diameters = np.array([p.diameter for p in every])
+    contrasts = [p.contrast for p in every]
+    weights = np.array(contrasts) ** 2
     order = np.argsort(diameters)
     cumulative = np.cumsum(weights[order])
     reference = float(diameters[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
-    strongest = float(np.percentile([p.contrast for f in faces for p in f.pips], 75))
+    strongest = _percentile(contrasts, 0.75, as_numpy=True)
     return [
         f
         for f in faces
@@ -1039,18 +1084,6 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     if len(faces) < 2:
         return faces
 
-    tensors: dict[int, FloatArray] = {}
-
-    def tensor(f: FaceCandidate) -> FloatArray:
-        if id(f) not in tensors:
-            if not f.pips:
-                tensors[id(f)] = np.array([1.0, 0.0, 1.0])
-            else:
-                ratios = np.array([p.ratio for p in f.pips])
-                angles = np.array([p.angle for p in f.pips])
-                tensors[id(f)] = _shape_tensor(ratios, angles).mean(axis=0)
-        return tensors[id(f)]
-
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
     # which way the camera is in the image: side faces show on the camera's side of their top faces
@@ -1062,7 +1095,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
     for face in order:
         cx, cy = face.center
         own = _size(face)
-        t = tensor(face)
+        t = face._pip_tensor
         drop = False
         # the nearest kept face first: a side face is judged against its own die's top face, not
         # against a neighbour's that happens to have been kept earlier
@@ -1079,7 +1112,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
                 break
             # foreshortened differently (compared only when near enough to matter)
             if dist < 1.25 * largest and (
-                float(np.sqrt(((t - tensor(other)) ** 2).sum())) > 0.15
+                float(np.sqrt(((t - other._pip_tensor) ** 2).sum())) > 0.15
                 or other.squareness - face.squareness > 0.12
             ):
                 if face.layout is not None and (ox - cx) * ux + (oy - cy) * uy > 0.5 * dist and other.squareness - face.squareness < 0.2:
@@ -1132,7 +1165,7 @@ def _towards_camera(faces: list[FaceCandidate]) -> tuple[float, float] | None:
         return None
     squarest = max(f.squareness for f in laid_out)
     tops = [f for f in laid_out if f.squareness >= squarest - 0.15]
-    t = np.mean([_shape_tensor(np.array([p.ratio for p in f.pips]), np.array([p.angle for p in f.pips])).mean(axis=0) for f in tops], axis=0)
+    t = np.mean([f._pip_tensor for f in tops], axis=0)
     xx, xy, yy = float(t[0]), float(t[1]), float(t[2])
     spread = math.hypot((xx - yy) / 2, xy)
     if spread < 0.05 * (xx + yy) / 2:
@@ -1232,14 +1265,20 @@ def _judge_tilt(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     return out
 
 
-def _percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile as ``np.percentile`` computes it (linear between the nearest two), without
-    its overhead on the handful of values of a frame."""
+def _percentile(values: list[float], q: float, *, as_numpy: bool = False) -> float:
+    """The ``q`` quantile, linear between the nearest two values, without numpy's overhead on the
+    handful of values of a frame. With ``as_numpy`` it is ``np.percentile``'s to the last bit
+    (numpy works back from the upper value past halfway); without, the lower value's way, which
+    the tilt judgement was tuned with."""
     ordered = sorted(values)
     at = (len(ordered) - 1) * q
     low = math.floor(at)
     high = min(low + 1, len(ordered) - 1)
-    return float(ordered[low] + (ordered[high] - ordered[low]) * (at - low))
+    a, b = float(ordered[low]), float(ordered[high])
+    t = at - low
+    if as_numpy and t >= 0.5:
+        return b - (b - a) * (1 - t)
+    return a + (b - a) * t
 
 
 def _leans(face: FaceCandidate, tops: list[FaceCandidate], tensors: dict[int, FloatArray], median: FloatArray) -> bool:
@@ -1250,10 +1289,11 @@ def _leans(face: FaceCandidate, tops: list[FaceCandidate], tensors: dict[int, Fl
     if own is None:
         return False
     size = _size(face)
+    centre = face.center
     near = [
-        (math.dist(face.center, other.center), other)
+        (dist, other)
         for other in tops
-        if other is not face and math.dist(face.center, other.center) < 1.6 * max(size, _size(other))
+        if other is not face and (dist := math.dist(centre, other.center)) < 1.6 * max(size, _size(other))
     ]
     if not near:
         return False
@@ -1269,10 +1309,6 @@ _LEAN = 0.2
 
 
 def _face_tensor(face: FaceCandidate) -> FloatArray:
-    if not face.pips:
-        return np.array([1.0, 0.0, 1.0])
-    ratios = np.array([p.ratio for p in face.pips])
-    angles = np.array([p.angle for p in face.pips])
-    t = _shape_tensor(ratios, angles).mean(axis=0)
+    t = face._pip_tensor
     out: FloatArray = np.array([t[0], t[1] * math.sqrt(2), t[2]])
     return out

@@ -117,8 +117,9 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64]) -> Frame:
 
 
 def to_input(image: Frame) -> F32:
-    """BGR uint8 H x W x 3 -> 3 x H x W float32 in 0-1, as both networks take it."""
-    chw: F32 = np.ascontiguousarray(image.transpose(2, 0, 1), dtype=np.float32) / np.float32(255.0)
+    """BGR uint8 H x W x 3 -> 3 x H x W float32 in 0-1, as both networks take it; a stack of them
+    (N x H x W x 3 -> N x 3 x H x W) at once, which for a tray's crops costs a tenth of one by one."""
+    chw: F32 = np.ascontiguousarray(np.moveaxis(image, -1, -3), dtype=np.float32) / np.float32(255.0)
     return chw
 
 
@@ -265,7 +266,7 @@ class LearnedReader:
         everything = found + big
         dice: list[DieReading] = []
         if everything:
-            crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in everything])
+            crops = to_input(np.stack([cut_crop(frame, crop_transform(d.cx, d.cy, d.size)) for d in everything]))
             readings = [self._reading(d, p) for d, p in zip(everything, self.model.face_probabilities(crops))]
             kept = list(zip(found, readings[: len(found)]))
             big_dice: list[DieReading] = []
@@ -357,7 +358,7 @@ def work_image(frame: Frame, scale: float) -> F32:
     if step > 1:
         # A 12 MP frame shrunk to a few hundred pixels: averaging every pixel costs more than the
         # detector; every step-th row and column still leaves 2.5 samples per working pixel.
-        source = frame[::step, ::step]
+        source = _every(frame, step)
     work: Any = cv2.resize(source, (ww, wh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     pw, ph = -(-ww // 32) * 32, -(-wh // 32) * 32
     if (pw, ph) != (ww, wh):
@@ -365,19 +366,34 @@ def work_image(frame: Frame, scale: float) -> F32:
     return to_input(work)
 
 
+def _every(frame: Frame, step: int) -> Frame:
+    """``frame[::step, ::step]`` as a contiguous array: copied as whole 3-byte pixels, which is
+    two to three times quicker than numpy's copy byte by byte (OpenCV would copy it so anyway)."""
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.strides[1:] != (3, 1):
+        return np.ascontiguousarray(frame[::step, ::step])
+    pixels = frame.view(np.dtype((np.void, 3)))[:, :, 0]
+    picked = np.ascontiguousarray(pixels[::step, ::step])
+    out: Frame = picked.view(np.uint8).reshape(picked.shape[0], picked.shape[1], 3)
+    return out
+
+
 def decode(raw: F32, scale: float, width: int, height: int, min_score: float) -> list[FoundDie]:
     """The dice in the detector's output for a frame of ``width`` x ``height`` read at ``scale``:
     each local maximum of the centre map at ``min_score`` or more, strongest first, one per die."""
     heat = 1.0 / (1.0 + np.exp(-raw[0]))
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= min_score)
-    found = []
-    for iy, ix in zip(*np.nonzero(peaks)):
-        cx = (ix + float(raw[2, iy, ix])) * STRIDE / scale
-        cy = (iy + float(raw[3, iy, ix])) * STRIDE / scale
-        if not (0 <= cx < width and 0 <= cy < height):
-            continue
-        size = math.exp(float(np.clip(raw[1, iy, ix], 0.5, 6.0))) / scale
-        found.append(FoundDie(cx, cy, size, float(heat[iy, ix])))
+    iy, ix = np.nonzero(peaks)
+    # every peak at once, with the arithmetic each would get on its own (the sizes' exp stays
+    # math.exp, whose last bit numpy's does not always match)
+    cxs = (ix + raw[2, iy, ix].astype(np.float64)) * STRIDE / scale
+    cys = (iy + raw[3, iy, ix].astype(np.float64)) * STRIDE / scale
+    logs = np.clip(raw[1, iy, ix], 0.5, 6.0).tolist()
+    scores = heat[iy, ix].tolist()
+    found = [
+        FoundDie(cx, cy, math.exp(log) / scale, score)
+        for cx, cy, log, score in zip(cxs.tolist(), cys.tolist(), logs, scores)
+        if 0 <= cx < width and 0 <= cy < height
+    ]
     return _suppress(found)
 
 

@@ -10,6 +10,7 @@ finding its dice (:class:`vision.profile_reader.LearnedFaceFinder`) and its exem
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from vision.classify import FaceClassifier, FaceResult, PipClassifier
 from vision.colour import with_colours
@@ -72,7 +73,7 @@ class DiceReader:
             reading = self.learned.read(frame)
             if self.pip_check:
                 reading = combine(reading, self._read_pips(frame))
-        return with_colours(frame, reading)
+        return replace(with_colours(frame, reading), frame_size=(frame.shape[1], frame.shape[0]))
 
     def _read_pips(self, frame: Frame) -> FrameReading:
         start = time.perf_counter()

@@ -114,10 +114,15 @@ class DieReading:
 
 @dataclass(frozen=True)
 class FrameReading:
-    """Every die read in one frame, and the milliseconds the reading took (decoding excluded)."""
+    """Every die read in one frame, and the milliseconds the reading took (decoding excluded).
+
+    ``frame_size`` is the frame's width and height in pixels (None when not known, as for a
+    reading kept in a log), so a die's place can be told as a share of the tray.
+    """
 
     dice: tuple[DieReading, ...] = field(default_factory=tuple)
     ms: float = 0.0
+    frame_size: tuple[int, int] | None = None
 
     @property
     def values(self) -> tuple[int, ...]:

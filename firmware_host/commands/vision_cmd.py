@@ -44,7 +44,8 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
 
 
 def make_reader(profile: str | None, model: Path | None = None) -> Any:
-    """The reader for ``--profile`` (``None``: plain pip dice, with the learned ``model`` folder if given)."""
+    """The reader for ``--profile`` (``None``: plain pip dice, with the learned ``model`` folder if
+    given); several profiles, comma-separated, read a tray of dice of several designs."""
     from vision.reader import DiceReader
 
     if profile is None:
@@ -58,7 +59,17 @@ def make_reader(profile: str | None, model: Path | None = None) -> Any:
     from calibration.profiles import load_profile
     from calibration.tray import saved_tray_hint
 
-    return load_profile(profile).reader(saved_tray_hint())
+    names = [name.strip() for name in profile.split(",") if name.strip()]
+    hint = saved_tray_hint()
+    if len(names) == 1:
+        return load_profile(names[0]).reader(hint)
+    # Dice of several designs in one tray (a Dice Masters roll): every profile reads the frame.
+    from vision.profile_set import NamedReader, ProfileSetReader
+
+    twice = [name for index, name in enumerate(names) if name in names[:index]]
+    if twice:
+        raise UsageError(f"profile {twice[0]!r} is named twice in {profile!r}")
+    return ProfileSetReader([NamedReader(name, load_profile(name).reader(hint)) for name in names])
 
 
 def _with_symbols(reading: Any, hero: Any) -> Any:

@@ -78,6 +78,8 @@ def presses(action: TableAction, flow: Any) -> Iterator[ButtonEvent | StartGame]
         assert action.option is not None
         yield from _choose(flow, action.option, action.label)
     elif action.action == "start-game":
+        if not hasattr(flow, "start_game"):
+            raise ActionRefused("start-game: this game is set up in the tray's config ([game]), not from the page")
         yield StartGame(action.game)
     elif action.action == "set-die":
         assert action.die is not None and action.value is not None
@@ -119,8 +121,8 @@ def _choose(flow: Any, index: int, label: str | None) -> Iterator[ButtonEvent]:
         raise ActionRefused(f"option {index} is not offered now ({len(options)} options)")
     if label is not None and options[index].label != label:
         raise ActionRefused(f"option {index} is now {options[index].label!r}, not {label!r}: the page was behind")
-    current = flow.selected
-    at = options.index(current) if current in options else 0
+    current = flow.selected  # an option (Dice Throne) or the index of a menu line
+    at = current if isinstance(current, int) else options.index(current) if current in options else 0
     for _ in range((index - at) % len(options)):
         yield ButtonEvent.SELECT
     yield ButtonEvent.NEXT
@@ -129,7 +131,10 @@ def _choose(flow: Any, index: int, label: str | None) -> Iterator[ButtonEvent]:
 def _set_die(flow: Any, die: int, value: int) -> Iterator[ButtonEvent]:
     from firmware_host.game_flow import OptionKind
 
-    fix = [i for i, option in enumerate(flow.options) if option.kind is OptionKind.FIX and option.index == die]
+    fix = [
+        i for i, option in enumerate(flow.options)
+        if getattr(option, "kind", None) is OptionKind.FIX and option.index == die
+    ]  # fmt: skip
     if not fix:
         raise ActionRefused(f"die {die + 1} cannot be set now (no 'Fix die {die + 1}' among the options)")
     yield from _choose(flow, fix[0], None)

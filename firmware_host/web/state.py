@@ -12,6 +12,10 @@ def table_state(flow: Any) -> dict[str, Any] | None:
     """``{"game": Game.to_json(), "step", "roll_kind", "dice", "keep", "options", "selected",
     "fixing", "message", "lines", "can_undo"}`` for a :class:`~firmware_host.game_flow.GameFlow`;
     None for a flow without a view (a test's stand-in)."""
+    from firmware_host.choice_flow import ChoiceFlow
+
+    if isinstance(flow, ChoiceFlow):
+        return menu_state(flow)
     view_of = getattr(flow, "view", None)
     if view_of is None:
         return None
@@ -43,4 +47,30 @@ def table_state(flow: Any) -> dict[str, Any] | None:
         "message": view.message,
         "lines": list(view.lines),
         "can_undo": bool(getattr(game, "can_undo", False)),
+    }
+
+
+def menu_state(flow: Any) -> dict[str, Any]:
+    """The same keys for a game played from menus (:class:`~firmware_host.choice_flow.ChoiceFlow`:
+    Battle Dice, Dice Masters): its step, the dice of the last reading, the menu as options of
+    kind ``menu``, and the game's status lines."""
+    return {
+        "game": flow.game.to_json(),
+        "step": "roll" if flow.wants_dice() else "choose",
+        "roll_kind": "",
+        "wants_dice": flow.wants_dice(),
+        "rolling": flow.rolling,
+        "dice": [die.to_json() for die in flow.last_dice],
+        "dice_hero": "",
+        "keep": [],
+        "options": [
+            {"kind": "menu", "label": choice.label, "name": choice.action, "index": None, "keep": [], "probability": None}
+            for choice in flow.choices()
+        ],
+        "selected": flow.selected,
+        "fixing": None,
+        "fix_value": None,
+        "message": flow.message,
+        "lines": [flow.title(), *flow.status_lines()],
+        "can_undo": bool(flow.game.can_undo),
     }

@@ -261,6 +261,12 @@ class Game(SnapshotGame[State]):
                 counts[die.face.energy_type] += die.face.energy
         return {t: counts[t] for t in (*ENERGY_TYPES, GENERIC) if counts[t]}
 
+    def cards_with_dice(self, owner: int) -> list[str]:
+        """Every card whose dice the player has or may buy: the dice they start with (Sidekicks),
+        their own cards and the Basic Actions, each once."""
+        start = (d.card for d in self.state.dice.values() if d.owner == owner)
+        return list(dict.fromkeys([*start, *self.state.players[owner].cards, *self._basic_actions]))
+
     def buyable(self, owner: int) -> list[Card]:
         """The cards the player may buy from: their own and the Basic Actions, with dice left."""
         ids = [*self.state.players[owner].cards, *self._basic_actions]

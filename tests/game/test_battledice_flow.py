@@ -75,10 +75,12 @@ def test_a_refused_reading_says_the_rule_and_changes_nothing() -> None:
     assert transcript.events[-1].kind is FlowEventKind.REROLL
 
 
-def test_buttons_move_select_and_undo() -> None:
+def test_buttons_mean_what_they_mean_in_dice_throne() -> None:
+    """SELECT moves down the menu and NEXT takes the line, as in every game on the tray."""
     flow, _ = new_flow()
-    flow.press(ButtonEvent.NEXT)
-    flow.press(ButtonEvent.SELECT)  # the second line: reload P2
+    flow.press(ButtonEvent.SELECT)
+    assert flow.game.actions == [] and flow.selected == 1
+    flow.press(ButtonEvent.NEXT_HELD)  # a long press counts as a short one: the second line, reload P2
     assert flow.game.actions == ["reload P2"]
     flow.press(ButtonEvent.BACK)
     assert flow.game.actions[-1] == "undo" and flow.game.state.seats[1].ready_loaded() == []

@@ -32,8 +32,12 @@ FIRST_TURN = ["advance", "sell", "advance", "roll 1 2 3 4 1", "select Mighty Blo
 TO_TURN_TWO = [*FIRST_TURN, "defend 4 4 1 1 1", "status P2 +1 Daze", "advance", "advance", "advance", "advance", "advance"]
 
 
-def new_game() -> Game:
-    return Game.new([hero for hero, _ in SEATS], names=[name for _, name in SEATS])
+def new_game(seats: list[tuple[str, str]] = SEATS) -> Game:
+    return Game.new([hero for hero, _ in seats], names=[name for _, name in seats])
+
+
+SETUP = new_game().record_headers()
+"""The record tags the config sets a new game up with."""
 
 
 def stored_game(path: Path, lines: list[str]) -> Game:
@@ -54,7 +58,7 @@ def test_the_last_unfinished_game_is_resumed_and_its_record_goes_on(tmp_path: Pa
     path = tmp_path / "rolls.sqlite3"
     before = stored_game(path, TO_TURN_TWO)
     store = GameStore(path)
-    game = resume_last_game(store, SEATS)
+    game = resume_last_game(store, SETUP)
     assert game is not None and game.to_json() == before.to_json()
     game.play("advance")
     assert store.sync(game) == 1
@@ -80,11 +84,11 @@ def test_a_record_that_does_not_replay_is_kept_aside_and_a_new_game_starts(tmp_p
     db.close()
     store = GameStore(path)
     with caplog.at_level(logging.WARNING, logger="firmware_host.game_store"):
-        assert resume_last_game(store, SEATS) is None
+        assert resume_last_game(store, SETUP) is None
     assert "game 1 in" in caplog.text and "does not replay" in caplog.text and "kept aside" in caplog.text
     assert store.games()[0].kept_aside
     caplog.clear()
-    assert resume_last_game(store, SEATS) is None  # never tried again: no warning a second time
+    assert resume_last_game(store, SETUP) is None  # never tried again: no warning a second time
     assert "does not replay" not in caplog.text
     store.close()
 
@@ -93,12 +97,12 @@ def test_a_finished_game_or_other_players_start_a_new_game(tmp_path: Path) -> No
     path = tmp_path / "rolls.sqlite3"
     stored_game(path, [*FIRST_TURN[:2], "health P2 0"])
     store = GameStore(path)
-    assert resume_last_game(store, SEATS) is None  # Bob is defeated: that game is over
+    assert resume_last_game(store, SETUP) is None  # Bob is defeated: that game is over
     store.close()
     stored_game(path, FIRST_TURN)
     store = GameStore(path)
-    assert resume_last_game(store, [("barbarian", "Ann"), ("monk", "Cy")]) is None
-    assert resume_last_game(store, SEATS) is not None
+    assert resume_last_game(store, new_game([("barbarian", "Ann"), ("monk", "Cy")]).record_headers()) is None
+    assert resume_last_game(store, SETUP) is not None
     store.close()
 
 

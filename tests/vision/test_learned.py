@@ -193,3 +193,14 @@ def test_the_shipped_model_is_small_and_documented() -> None:
     card = Path(__file__).resolve().parents[2] / "docs" / "model-card.md"
     text = card.read_text()
     assert "BSD 3-Clause" in text and "Nell Byler" in text and "Matteo Anthony Penlington" in text
+
+
+@pytest.mark.parametrize("shape, step", [((640, 640, 3), 2), ((3000, 4000, 3), 14), ((479, 641, 3), 3)])
+def test_a_thinned_frame_is_every_step_th_pixel(shape: tuple[int, int, int], step: int) -> None:
+    from vision.learned import _every
+
+    frame = np.random.default_rng(5).integers(0, 256, size=shape, dtype=np.uint8)
+    for source in (frame, frame[7:, 5:], frame[:, ::2]):  # whole, offset, and not pixel-contiguous
+        thinned = _every(source, step)
+        assert thinned.flags.c_contiguous
+        np.testing.assert_array_equal(thinned, source[::step, ::step])

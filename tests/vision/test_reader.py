@@ -264,3 +264,12 @@ def test_a_face_flatter_than_any_top_face_is_not_read() -> None:
     assert reading.dice and all(not d.ok for d in reading.dice)
     squashed = cv2.resize(frame, (640, 384), interpolation=cv2.INTER_AREA)
     assert DiceReader(classifier=PipClassifier()).read(np.ascontiguousarray(squashed)).values == (5,)
+
+
+def test_the_small_mark_percentile_is_numpys_to_the_last_bit() -> None:
+    from vision.detect import _percentile
+
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        values = rng.uniform(0, 255, size=int(rng.integers(1, 40))).tolist()
+        assert _percentile(values, 0.75, as_numpy=True) == float(np.percentile(values, 75))

@@ -286,3 +286,52 @@ def test_a_die_is_calibrated_face_by_face_from_the_page(browser, scene, tmp_path
     finally:
         table.close()
     assert [f.label for f in load_profile("barbarian").faces] == list(faces)
+
+
+def test_battle_dice_is_played_from_the_page(browser, tmp_path) -> None:
+    """A menu game on the page: the players and their Strike Totals after the tray reads the roll,
+    the menu as options; choosing one on the phone plays it, as NEXT on the tray would."""
+    import numpy as np
+
+    from firmware_host.battledice_flow import BattleDiceFlow
+    from firmware_host.seed_demo import BATTLE_DICE, render_throw
+    from hardware.sim.faces import DieDesign
+    from rules.battledice.game import Game as BattleGame
+
+    values = {"red": 3, "blue": 4, "green": 6, "yellow": 2, "purple": 4, "orange": 6}
+    specs = [
+        (values[c], c, DieDesign.pips(), seat, None)
+        for seat, colours in enumerate((("red", "blue", "green"), ("yellow", "purple", "orange")))
+        for c in colours
+    ]
+    tray, _ = render_throw(specs, np.random.default_rng(5))
+    game = BattleGame.from_tags(BATTLE_DICE)
+    game.play("reload P1")
+    game.play("reload P2")
+    table = Table(BattleDiceFlow(game), tray.frame, tmp_path)  # type: ignore[arg-type]
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_selector(".player[data-player='Bob'] .stat[title='Strike Total']", timeout=15000)
+        assert page.text_content(".player[data-player='Ann'] .stat[title='Strike Total']") == "ST 13"
+        assert page.text_content(".player[data-player='Bob'] .stat[title='Strike Total']") == "ST 12"
+        labels = [b.text_content() for b in page.query_selector_all("#options button span:first-child")]
+        assert labels and all(" v " in label for label in labels)  # Bob chooses the match-up
+        pair(page, table)
+        page.click("#options button >> nth=1")
+        wait_for(lambda: any(a.startswith("match ") for a in table.flow.game.actions))
+        context.close()
+    finally:
+        table.close()
+    chosen = [a for a in table.flow.game.actions if a.startswith("match ")]
+    assert chosen == [table_options_second(game_tags=BATTLE_DICE)]
+
+
+def table_options_second(game_tags) -> str:
+    """The second match-up the menu offers after the seed's example roll (what the page chose)."""
+    from firmware_host.battledice_flow import BattleDiceFlow
+    from rules.battledice.game import Game as BattleGame
+
+    game = BattleGame.from_tags(game_tags)
+    for action in ("reload P1", "reload P2", "roll P1 red 3 blue 4 green 6", "roll P2 yellow 2 purple 4 orange 6"):
+        game.play(action)
+    return BattleDiceFlow(game).choices()[1].action
