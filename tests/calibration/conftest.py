@@ -109,6 +109,19 @@ def write_face_crops(dataset: Any, folder: Path, margin: float, per_face: int = 
     return used
 
 
+def read_back_from_crops(folder: Path, work: Path, *, margin: float, every: int):
+    """A profile from a player's five crops per face of the real photos in ``folder`` (the die and
+    ``margin`` of its size round it), and the report of every ``every``-th other photo read with it."""
+    from vision.dataset import Dataset, load_dataset
+    from vision.evaluate import evaluate
+
+    dataset = load_dataset(folder)
+    used = write_face_crops(dataset, work, margin=margin)
+    profile = build_from_folder(f"{folder.name}-crops", work)
+    rest = [i for i in dataset.images if i.name not in used][::every]
+    return profile, evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
+
+
 def face_crops(design: DieDesign, count: int, seed: int) -> list[tuple[int, np.ndarray]]:
     """``count`` fresh shots of random faces of ``design`` (value, top-face crop), at varied sizes."""
     rng = np.random.default_rng(seed)
@@ -149,9 +162,9 @@ def photos_on_tray():
 
 
 @pytest.fixture(scope="package")
-def crops_per_face():
-    """``write_face_crops(dataset, folder, margin, per_face=5)``: a player's crops of real dice."""
-    return write_face_crops
+def crops_read_back():
+    """``read_back_from_crops(folder, work, margin=, every=)``: (profile, report of the other photos)."""
+    return read_back_from_crops
 
 
 @pytest.fixture(scope="package")

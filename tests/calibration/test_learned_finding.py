@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import cv2
@@ -42,19 +43,12 @@ def test_marbled_blue_hero_dice_on_a_blue_cloth_are_all_found_and_read(
 
 
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
-def test_real_dice_of_many_colours_calibrated_from_crops_are_found_and_read(tmp_path: Path, crops_per_face: Callable[..., set[str]]) -> None:
+def test_real_dice_of_many_colours_calibrated_from_crops_are_found_and_read(tmp_path: Path, crops_read_back: Callable[..., Any]) -> None:
     """Five crops per face (the die and a fifth of its size round it) of real dice of many colours
     on a grey tray or a white table, then every fourth other photo read back."""
-    from vision.dataset import Dataset, load_dataset
-    from vision.evaluate import evaluate
-
-    dataset = load_dataset(BYLER)
-    used = crops_per_face(dataset, tmp_path, margin=0.2)
-    profile = build_from_folder("byler-crops", tmp_path)
+    profile, report = crops_read_back(BYLER, tmp_path, margin=0.2, every=4)
     # Every face shows pips to one pip reader or the other.
     assert profile.finder == "pips"
-    rest = [i for i in dataset.images if i.name not in used][::4]
-    report = evaluate(Dataset(dataset.folder, tuple(rest)), profile.reader().read, progress=None)
     # Found by the rule-based finders, these read at precision 79.5 %, recall 40.1 % (all other
     # photos); by the detector, 99.2 % and 89.0 %.
     assert report.precision >= 0.985 and report.recall >= 0.85, report.summary()
