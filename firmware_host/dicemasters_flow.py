@@ -28,6 +28,8 @@ MOVED = 0.03
 class DiceMastersFlow(ChoiceFlow):
     game_title = "Dice Masters"
     game: Game
+    reads_calibrated_faces = True
+    """Its dice show artwork: the tray reads them only with calibrated profiles, one per card."""
 
     def __init__(self, game: Game, colours: Sequence[Mapping[str, str]], on_event: EventSink | None = None) -> None:
         super().__init__(game, on_event)

@@ -840,6 +840,12 @@ def build_service(
         else:
             log.info("a new game starts (game.resume is off, or --new-game)")
         flow = flow_for(config.game, game if game is not None else fresh)
+        if getattr(flow, "reads_calibrated_faces", False) and config.profile is None:
+            log.warning(
+                "%s dice show artwork, which the plain reader cannot read: set profile in %s to the "
+                "cards' calibrated profiles (\"sidekick, batman, ...\"; docs/dice-masters.md)",
+                flow.game_title, config.source or "the config",
+            )  # fmt: skip
         if hasattr(reader, "with_colours") and hasattr(flow, "design_colours"):
             # Dice Masters: a card's profile reads only dice of that card's colour.
             reader = reader.with_colours(flow.design_colours())

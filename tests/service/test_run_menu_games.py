@@ -161,3 +161,21 @@ def test_the_page_cannot_start_a_dice_throne_game_over_a_menu_game() -> None:
     flow = flow_for(config, new_game(config))
     with pytest.raises(ActionRefused, match=r"set up in the tray's config"):
         list(presses(TableAction("start-game", game=object()), flow))
+
+
+def test_dice_masters_without_profiles_is_told_at_start(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Dice Masters dice show artwork: a tray set up for it with no profiles says so in the journal."""
+    import logging
+
+    from firmware_host.service import build_service
+
+    masters = {k: v for k, v in DICE_MASTERS.items() if k not in ("P1", "P2")} | MASTERS_COLOURS
+    config = parse_config(
+        f'camera = "sim:1"\ngpio = "mock"\ndisplay = "none"\nroll_log = "rolls.sqlite3"\n'
+        f'[game]\nname = "dicemasters"\nsetup = {toml_table(masters)}\n',
+        source=tmp_path / "masters.toml",
+    )
+    with caplog.at_level(logging.WARNING, logger="firmware_host.service"):
+        service = build_service(config)
+        service.close()
+    assert "Dice Masters dice show artwork" in caplog.text and "masters.toml" in caplog.text
