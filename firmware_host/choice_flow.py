@@ -25,7 +25,7 @@ from hardware.buttons import ButtonEvent
 from hardware.screens import ScreenState
 from rules.errors import IllegalActionError, RulesError
 from rules.games import Action, TableGame
-from vision.types import DieReading, FrameReading
+from vision.types import DieReading, DieStatus, FrameReading
 
 
 @dataclass(frozen=True)
@@ -145,14 +145,16 @@ class ChoiceFlow:
         """A settled reading of the tray, played as the step's roll when the step wants one.
 
         A die the reader was unsure of is never guessed: the reading is refused, the display
-        says which die to roll again, and the game stays as it was. An empty tray is nothing.
+        says which die to roll again, and the game stays as it was. A die unsure only between
+        faces that the game names alike (its candidates share one symbol: two faces of a Dice
+        Masters die with the same notation) is read as that face. An empty tray is nothing.
         """
         self.rolling = False
         if not reading.dice or not self.wants_dice():
             return self._drain()
         self.last_dice = reading.dice
         size = reading.frame_size or _extent(reading.dice)
-        unread = [TrayDie.of(d, size) for d in reading.dice if not d.ok]
+        unread = [TrayDie.of(d, size) for d in reading.dice if not _known_to_the_game(d)]
         if unread:
             where = ", ".join(_place(d) for d in unread)
             self.message = f"roll again: {len(unread)} unread ({where})"
@@ -243,6 +245,11 @@ class ChoiceFlow:
             self.on_event(event)
         else:
             self._pending.append(event)
+
+
+def _known_to_the_game(die: DieReading) -> bool:
+    """Read, or unsure only between faces that show one symbol (what a game reads of them)."""
+    return die.ok or (die.status is DieStatus.UNREADABLE and bool(die.symbol) and bool(die.candidates))
 
 
 def check_colours(tag: str, colours: Sequence[str]) -> None:

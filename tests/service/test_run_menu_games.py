@@ -128,15 +128,23 @@ def test_a_dice_masters_reading_is_the_roll_and_an_unread_die_is_rolled_again() 
     assert flow.game.actions == [] and "roll again: 1 unread (left centre)" in flow.message
     assert [e.kind.value for e in events] == ["reroll"]
     faces = flow.game.cards["sidekick"].faces
+    # A Sidekick's faces 5 and 6 are both L1:0:1/1: a die unsure between them is that face.
+    assert faces[4].notation() == faces[5].notation() == "L1:0:1/1"
+    alike = DieReading(
+        value=None, confidence=0.5, box=(200, 200, 40, 40), status=DieStatus.UNREADABLE,
+        symbol="L1:0:1/1", candidates=("face-5", "face-6"), candidate_values=(5, 6),
+        colour=BodyColour("white", (0, 0, 0)),
+    )  # fmt: skip
     reading = FrameReading(
-        tuple(die(faces[i].notation(), "white", 20 + 60 * i) for i in range(4)), frame_size=(640, 480)
+        tuple(die(faces[i].notation(), "white", 20 + 60 * i) for i in range(3)) + (alike,), frame_size=(640, 480)
     )
     events = flow.on_reading(reading)
     assert flow.game.actions[0].startswith("draw P1") and flow.game.actions[1].startswith("roll P1 sidekick#")
     assert "roll" in [e.kind.value for e in events]  # the draw, then the roll
     state = table_state(flow)
     assert state is not None and state["options"] and state["options"][0]["kind"] == "menu"
-    assert [d["face"] for d in state["dice"]] == [faces[i].notation() for i in range(4)]
+    assert [d["face"] for d in state["dice"]] == [faces[i].notation() for i in range(3)] + [None]
+    assert flow.game.actions[1].endswith(" L1:0:1/1")  # the unsure die, played as the face both show
 
 
 def test_the_buttons_and_the_page_choose_a_menu_line_alike() -> None:
