@@ -26,10 +26,12 @@ Only numpy, OpenCV and :mod:`vision` are imported here.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -1213,6 +1215,22 @@ class DetectedFace(FaceCandidate):
         return int(self.learned[0])
 
 
+_Look = tuple[list[FoundDie], list[FoundDie], "npt.NDArray[np.float32] | None"]
+_SHARED_LOOKS: ContextVar[dict[tuple[int, int, float], _Look] | None] = ContextVar("_SHARED_LOOKS", default=None)
+
+
+@contextlib.contextmanager
+def one_look_per_frame() -> Iterator[None]:
+    """While it lasts, finders with the same model look at a frame with the detector and the face
+    network once: the profiles reading one tray (:mod:`vision.profile_set`) share that look
+    instead of each taking it again."""
+    token = _SHARED_LOOKS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_LOOKS.reset(token)
+
+
 class LearnedFaceFinder(FaceDetector):
     """Finds a calibrated set's dice with the learned detector, which finds dice whatever their
     faces show, and cuts each die's top face as calibration cut its exemplars
@@ -1312,13 +1330,9 @@ class LearnedFaceFinder(FaceDetector):
         class probabilities for each: those of the working scale, strongest first, then those too
         big for it that only the coarse look sees whole (as :class:`~vision.learned.LearnedReader`
         takes them, and also where the working scale found nothing on one: a die with artwork)."""
-        found = self.learned.find(frame)
-        big = find_big_dice(frame, self.learned.model.detect_raw, self.learned.min_score)
-        everything = found + big
-        if not everything:
+        found, big, probabilities = self._look(frame)
+        if probabilities is None:
             return []
-        crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in everything])
-        probabilities = self.learned.model.face_probabilities(crops)
         kept = [(d, p) for d, p in zip(found, probabilities) if not self._not_a_die(p)]
         for b, p in zip(big, probabilities[len(found) :]):
             if self._not_a_die(p) or any(_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
@@ -1332,6 +1346,26 @@ class LearnedFaceFinder(FaceDetector):
                 continue
             kept = [(d, q) for d, q in kept if not _on(d, b)] + [(b, p)]
         return kept
+
+    def _look(self, frame: Frame) -> _Look:
+        """The detector's dice at the working scale and the coarse look's, and the face network's
+        probabilities for all of them (None when there are none); taken once per frame and model
+        inside :func:`one_look_per_frame`."""
+        key = (id(frame), id(self.learned.model), self.learned.min_score)
+        shared = _SHARED_LOOKS.get()
+        if shared is not None and key in shared:
+            return shared[key]
+        found = self.learned.find(frame)
+        big = find_big_dice(frame, self.learned.model.detect_raw, self.learned.min_score)
+        everything = found + big
+        probabilities = None
+        if everything:
+            crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in everything])
+            probabilities = self.learned.model.face_probabilities(crops)
+        look: _Look = (found, big, probabilities)
+        if shared is not None:
+            shared[key] = look
+        return look
 
     def _outcounts(self, p: npt.NDArray[np.float32], counted: tuple[int, float]) -> bool:
         """Whether probabilities ``p`` count other pips than ``counted`` (a count and its probability), more surely."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from vision.imageio import Frame, check_frame
+from vision.profile_reader import one_look_per_frame
 from vision.types import DieReading, DieStatus, FrameReading
 
 
@@ -111,8 +112,10 @@ class ProfileSetReader:
         frame = check_frame(frame)
         start = time.perf_counter()
         groups: list[list[tuple[NamedReader, DieReading]]] = []
-        for named in self.readers:
-            for die in named.reader.read(frame).dice:
+        with one_look_per_frame():  # the detector's look at the frame is the same for every profile
+            readings = [(named, named.reader.read(frame)) for named in self.readers]
+        for named, reading in readings:
+            for die in reading.dice:
                 for group in groups:
                     if any(_same_die(die, other) for _, other in group):
                         group.append((named, die))
