@@ -16,6 +16,7 @@ press, and both return the events the step caused.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -263,7 +264,7 @@ def check_colours(tag: str, colours: Sequence[str]) -> None:
     for colour in colours:
         if colour not in COLOUR_NAMES:
             raise IllegalActionError(f"{tag}: the tray cannot tell a {colour!r} die (colours: {', '.join(COLOUR_NAMES)})")
-    twice = sorted({c for c in colours if list(colours).count(c) > 1})
+    twice = sorted(c for c, n in Counter(colours).items() if n > 1)
     if twice:
         raise IllegalActionError(f"{tag}: two dice of one player are {twice[0]}: the tray tells them apart by colour")
 

@@ -42,13 +42,8 @@ class DiceMastersFlow(ChoiceFlow):
     def design_colours(self) -> dict[str, tuple[str, ...]]:
         """Card id -> the body colours its dice come in (any player's): the tray reads a die only
         with the profiles of the cards of its colour, when each card's profile is named by its id."""
-        found: dict[str, list[str]] = {}
-        for colours in self.colours:
-            for card, colour in colours.items():
-                found.setdefault(card, [])
-                if colour not in found[card]:
-                    found[card].append(colour)
-        return {card: tuple(colours) for card, colours in found.items()}
+        cards = dict.fromkeys(card for colours in self.colours for card in colours)
+        return {card: tuple(dict.fromkeys(c[card] for c in self.colours if card in c)) for card in cards}
 
     # -- dice -------------------------------------------------------------------------------
     def wants_dice(self) -> bool:

@@ -119,7 +119,6 @@ class Flow(Protocol):
     def on_rolling(self) -> None: ...
 
 
-
 class Light(Protocol):
     def show(self, status: TrayStatus) -> None: ...
 

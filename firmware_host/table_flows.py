@@ -21,7 +21,7 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from rules.games import TableGame, find_game
+from rules.games import GameType, TableGame, find_game
 
 if TYPE_CHECKING:
     from firmware_host.config import GameConfig
@@ -34,9 +34,9 @@ FLOW_MODULES = {
 """Game name (:class:`rules.games.GameType`) -> the module of its table flow."""
 
 
-def _flow_module(config: GameConfig) -> ModuleType:
+def _flow_module(config: GameConfig) -> tuple[GameType, ModuleType]:
     game_type = find_game(config.name)  # UnknownGameError names the games there are
-    return importlib.import_module(FLOW_MODULES[game_type.name])
+    return game_type, importlib.import_module(FLOW_MODULES[game_type.name])
 
 
 def new_game(config: GameConfig) -> TableGame:
@@ -45,14 +45,14 @@ def new_game(config: GameConfig) -> TableGame:
     :raises RulesError: the game refuses the setup (naming the tag: a figure not found, a team
         over the agreed value, a card without a dice colour).
     """
-    module = _flow_module(config)
+    game_type, module = _flow_module(config)
     make = getattr(module, "game_from_config", None)
     if make is not None:
         game: TableGame = make(config)
         return game
     from firmware_host.heroes import hero_folders
 
-    return find_game(config.name).from_tags(config.tags, search=hero_folders())  # type: ignore[no-any-return]
+    return game_type.from_tags(config.tags, search=hero_folders())  # type: ignore[no-any-return]
 
 
 def flow_for(config: GameConfig, game: TableGame) -> Any:
@@ -60,7 +60,7 @@ def flow_for(config: GameConfig, game: TableGame) -> Any:
 
     :raises RulesError: the setup lacks what the flow needs (naming the tag).
     """
-    return _flow_module(config).table_flow(game, config)
+    return _flow_module(config)[1].table_flow(game, config)
 
 
 def check_setup(config: GameConfig) -> None:
