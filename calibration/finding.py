@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from calibration.errors import ProfileError
 from vision.detect import FaceDetector
-from vision.learned import CLASSES, FoundDie, LearnedReader, crop_transform, cut_crop, find_big_dice, to_input
+from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice
 from vision.profile_reader import TOP_FACE, BodyDetector, outline_found_die, top_face_crop
 
 Crop = npt.NDArray[np.uint8]
@@ -124,8 +124,8 @@ def _is_a_die(image: Crop, die: FoundDie, reader: LearnedReader) -> bool:
     tray photo padded may show the detector a "die" the size of the photo."""
     pad = int(die.size)
     framed: Crop = np.asarray(cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=pad_colour(image)), np.uint8)
-    crop = cut_crop(framed, crop_transform(die.cx + pad, die.cy + pad, die.size))
-    probabilities = reader.model.face_probabilities(to_input(crop)[None])[0]
+    shifted = FoundDie(die.cx + pad, die.cy + pad, die.size, die.score)
+    probabilities = reader.model.face_probabilities(reader.model.crops(framed, [shifted]))[0]
     return float(probabilities[CLASSES.index("none")]) < NOT_A_DIE
 
 

@@ -65,7 +65,7 @@ from vision.profile_reader import (
     TrayHint,
     paper_colour,
 )
-from vision.learned import CLASSES, CROP_CONTEXT, LearnedReader, crop_transform, cut_crop, to_input
+from vision.learned import CLASSES, CROP_CONTEXT, FoundDie, LearnedReader
 from vision.reader import DiceReader
 
 MANIFEST = "profile.json"
@@ -211,6 +211,7 @@ def read_pips_learned(crops: Sequence[Crop], reader: LearnedReader | None = None
     reader = reader if reader is not None else LearnedReader()
     if not crops:
         return []
+    model = reader.model
     inputs = []
     for crop in crops:
         side = float(max(crop.shape[:2]))
@@ -218,9 +219,9 @@ def read_pips_learned(crops: Sequence[Crop], reader: LearnedReader | None = None
         rim = np.median(np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]), axis=0) * 0.6
         framed: Crop = np.asarray(cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=[float(v) for v in rim]), np.uint8)
         h, w = crop.shape[:2]
-        inputs.append(to_input(cut_crop(framed, crop_transform(pad + w / 2.0, pad + h / 2.0, side / TOP_FACE))))
+        inputs.append(model.crops(framed, [FoundDie(pad + w / 2.0, pad + h / 2.0, side / TOP_FACE, 0.0)])[0])
     out: list[tuple[int, float] | None] = []
-    for p in reader.model.face_probabilities(np.stack(inputs)):
+    for p in model.face_probabilities(np.stack(inputs)):
         best = int(np.argmax(p))
         name = CLASSES[best]
         out.append((int(name), float(p[best])) if name.isdigit() and float(p[best]) >= reader.min_confidence else None)

@@ -12,8 +12,8 @@ How a frame is read:
    about :data:`TARGET_DIE_PX` and read a second time, so small and big dice are found alike. A
    coarse look finds dice too big for the working scale, whose pips would otherwise pass for dice:
    one the face network reads as a pip face replaces what was found on it.
-2. Each die is cut out of the full-resolution frame as a square :data:`CROP_SIZE` crop
-   (:func:`crop_transform`, :func:`cut_crop`) and the face network says what it is
+2. Each die is cut out of the full-resolution frame as a square crop of the model's
+   :attr:`LearnedModel.crop_size` (:meth:`LearnedModel.crops`) and the face network says what it is
    (:data:`CLASSES`): not a die, pips 1-6, a die whose face is not pips, a cocked die, a die cut by
    the frame. Its softmax is tempered on held-apart photos so that the stated confidence is the
    fraction of such dice read right.
@@ -28,7 +28,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,8 @@ CLASSES: tuple[str, ...] = ("none", "1", "2", "3", "4", "5", "6", "other", "cock
 WORK_SIZE = 320
 #: The detector's output cells are this many working pixels apart.
 STRIDE = 4
-#: Side of the square crop the face network reads, and how much of a die's size around its centre it shows.
+#: Side of the square crop the face network reads (for a model whose ``model.json`` does not say),
+#: and how much of a die's size around its centre it shows.
 CROP_SIZE = 40
 CROP_CONTEXT = 1.4
 #: Die size (working pixels) a frame is scaled to when its dice come out too small or too big.
@@ -77,24 +78,25 @@ class ModelError(VisionError, ValueError):
     """A model folder is missing a file, or a file is not the model it should be; names the file."""
 
 
-def crop_transform(cx: float, cy: float, side: float, angle: float = 0.0) -> npt.NDArray[np.float64]:
-    """The affine map from a frame to the face network's square crop of a die at (cx, cy) of ``side`` px."""
+def crop_transform(cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE) -> npt.NDArray[np.float64]:
+    """The affine map from a frame to the face network's ``size`` px square crop of a die at
+    (cx, cy) of ``side`` px."""
     span = max(side, 2.0) * CROP_CONTEXT
-    m: Any = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, CROP_SIZE / span)
-    m[0, 2] += CROP_SIZE / 2 - cx
-    m[1, 2] += CROP_SIZE / 2 - cy
+    m: Any = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, size / span)
+    m[0, 2] += size / 2 - cx
+    m[1, 2] += size / 2 - cy
     transform: npt.NDArray[np.float64] = m
     return transform
 
 
-def cut_crop(image: Frame, transform: npt.NDArray[np.float64]) -> Frame:
-    """The crop, black where it falls outside the frame; a region much bigger than the crop is
-    shrunk by area first, so that a big die's pips are not lost between samples."""
+def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_SIZE) -> Frame:
+    """The ``size`` px square crop, black where it falls outside the frame; a region much bigger
+    than the crop is shrunk by area first, so that a big die's pips are not lost between samples."""
     scale = math.hypot(float(transform[0, 0]), float(transform[0, 1]))
     if scale < 0.5:
         # Cut the die's neighbourhood out, shrink it by area to twice the crop, then warp that.
         inv = cv2.invertAffineTransform(transform)
-        corners = inv @ np.array([[0, 0, 1], [CROP_SIZE, 0, 1], [0, CROP_SIZE, 1], [CROP_SIZE, CROP_SIZE, 1]], np.float64).T
+        corners = inv @ np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1]], np.float64).T
         x0, y0 = np.floor(corners.min(axis=1)).astype(int)
         x1, y1 = np.ceil(corners.max(axis=1)).astype(int)
         h, w = image.shape[:2]
@@ -108,10 +110,10 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64]) -> Frame:
             t = transform.copy()
             t[:, 2] = transform[:, 2] + transform[:, :2] @ np.array([x0, y0], np.float64)
             t[:, :2] /= shrink
-            crop: Any = cv2.warpAffine(small, t, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+            crop: Any = cv2.warpAffine(small, t, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
             cropped: Frame = crop
             return cropped
-    out: Any = cv2.warpAffine(image, transform, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    out: Any = cv2.warpAffine(image, transform, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
     warped: Frame = out
     return warped
 
@@ -165,6 +167,12 @@ class LearnedModel:
         self.min_confidence = float(self.metadata.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
         if not 0.0 < self.min_confidence < 1.0:
             raise ModelError(f"{str(meta_path)!r}: min_confidence {self.min_confidence!r} is out of range")
+        #: Side of the square crop this model's face network reads.
+        self.crop_size = self.metadata.get("crop_size", CROP_SIZE)
+        if not isinstance(self.crop_size, int) or not 16 <= self.crop_size <= 128:
+            raise ModelError(f"{str(meta_path)!r}: crop_size {self.crop_size!r} is not a whole number of pixels from 16 to 128")
+        if self.metadata.get("crop_context", CROP_CONTEXT) != CROP_CONTEXT:
+            raise ModelError(f"{str(meta_path)!r}: crop_context {self.metadata.get('crop_context')!r} is not this reader's {CROP_CONTEXT}")
         self._detector = self._session(self.folder / DETECTOR_FILE, threads)
         self._faces = self._session(self.folder / FACES_FILE, threads)
 
@@ -196,6 +204,11 @@ class LearnedModel:
         """The detector's output (5 x H/4 x W/4) for one working-scale image (3 x H x W, multiples of 32)."""
         out: F32 = self._detector.run(None, {"image": work[None]})[0][0]
         return out
+
+    def crops(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
+        """The face network's input for ``dice`` of ``frame``: each cut as :func:`crop_transform` says."""
+        size = self.crop_size
+        return to_input(np.stack([cut_crop(frame, crop_transform(d.cx, d.cy, d.size, size=size), size) for d in dice]))
 
     def face_probabilities(self, crops: F32) -> F32:
         """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
@@ -266,8 +279,8 @@ class LearnedReader:
         everything = found + big
         dice: list[DieReading] = []
         if everything:
-            crops = to_input(np.stack([cut_crop(frame, crop_transform(d.cx, d.cy, d.size)) for d in everything]))
-            readings = [self._reading(d, p) for d, p in zip(everything, self.model.face_probabilities(crops))]
+            probabilities = self.model.face_probabilities(self.model.crops(frame, everything))
+            readings = [self._reading(d, p) for d, p in zip(everything, probabilities)]
             kept = list(zip(found, readings[: len(found)]))
             big_dice: list[DieReading] = []
             for b, reading in zip(big, readings[len(found) :]):

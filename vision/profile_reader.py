@@ -44,7 +44,7 @@ from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import Frame, check_frame
-from vision.learned import CLASSES, FoundDie, LearnedReader, crop_transform, cut_crop, find_big_dice, to_input
+from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1308,8 +1308,7 @@ class LearnedFaceFinder(FaceDetector):
             # The face network's look at each: a die it takes for none is none, and what it counts
             # is a second opinion on the face, as on the detector's dice.
             dice = [FoundDie(*c.center, max(c.box[2], c.box[3]) / TOP_FACE, 0.0) for c in alone]
-            crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in dice])
-            for candidate, p in zip(alone, self.learned.model.face_probabilities(crops)):
+            for candidate, p in zip(alone, self.learned.model.face_probabilities(self.learned.model.crops(frame, dice))):
                 if self._not_a_die(p) or any(_covers(f, candidate.center) and not _part_of(f, candidate) for f in faces):
                     continue
                 name, probability, sure = self._class_of(p)
@@ -1360,8 +1359,7 @@ class LearnedFaceFinder(FaceDetector):
         everything = found + big
         probabilities = None
         if everything:
-            crops = np.stack([to_input(cut_crop(frame, crop_transform(d.cx, d.cy, d.size))) for d in everything])
-            probabilities = self.learned.model.face_probabilities(crops)
+            probabilities = self.learned.model.face_probabilities(self.learned.model.crops(frame, everything))
         look: _Look = (found, big, probabilities)
         if shared is not None:
             shared[key] = look

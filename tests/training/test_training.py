@@ -120,6 +120,22 @@ def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sour
     assert (again / "dice-faces.onnx").stat().st_size == (out / "dice-faces.onnx").stat().st_size
 
 
+def test_a_model_trained_on_bigger_crops_is_read_at_its_size(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(
+        out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
+        detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1, crop_size=56,
+    )  # fmt: skip
+    out = train(cfg, lambda _: None)
+    model = LearnedModel(out)
+    assert json.loads((out / "model.json").read_text())["crop_size"] == 56 == model.crop_size
+    from vision.learned import FoundDie
+
+    crops = model.crops(np.full((200, 300, 3), 90, np.uint8), [FoundDie(100.0, 80.0, 40.0, 1.0), FoundDie(10.0, 10.0, 30.0, 1.0)])
+    assert crops.shape == (2, 3, 56, 56)
+    assert model.face_probabilities(crops).shape == (2, len(CLASSES))
+
+
 def test_train_command(tmp_path: Path, sources: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     _, photos = sources
     status = main([

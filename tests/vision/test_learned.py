@@ -173,6 +173,17 @@ def test_model_folder_problems_name_the_file(tmp_path: Path) -> None:
     (copy / "model.json").write_text(json.dumps(meta))
     with pytest.raises(ModelError, match="min_confidence"):
         LearnedModel(copy)
+    meta["min_confidence"] = 0.9
+    for crop_size in (8, 40.5, "40"):
+        meta["crop_size"] = crop_size
+        (copy / "model.json").write_text(json.dumps(meta))
+        with pytest.raises(ModelError, match="crop_size"):
+            LearnedModel(copy)
+    meta["crop_size"] = 40
+    meta["crop_context"] = 2.0
+    (copy / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="crop_context"):
+        LearnedModel(copy)
     (copy / "model.json").write_text("{")
     with pytest.raises(ModelError, match="model.json"):
         LearnedModel(copy)

@@ -68,9 +68,9 @@ class DiceDetector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    """Input: N x 3 x CROP_SIZE x CROP_SIZE crops, BGR 0-1. Output: N x len(CLASSES) logits."""
+    """Input: N x 3 x ``crop`` x ``crop`` crops, BGR 0-1. Output: N x len(CLASSES) logits."""
 
-    def __init__(self, width: int = 32) -> None:
+    def __init__(self, width: int = 32, crop: int = CROP_SIZE) -> None:
         super().__init__()
         w = width
         self.features = nn.Sequential(
@@ -84,7 +84,7 @@ class FaceNet(nn.Module):
             nn.AdaptiveAvgPool2d(1),
         )
         self.classify = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(3 * w, len(CLASSES)))
-        self.crop = CROP_SIZE
+        self.crop = crop
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out: torch.Tensor = self.classify(self.features(x))

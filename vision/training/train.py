@@ -78,6 +78,7 @@ class TrainConfig:
     face_steps: int = 6000
     face_batch: int = 192
     face_width: int = 48
+    crop_size: int = CROP_SIZE
     negative_share: float = 0.25
     lr: float = 2e-3
     threads: int = 2
@@ -208,14 +209,14 @@ def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: lis
 
 def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log) -> FaceNet:
     torch.manual_seed(cfg.seed + 1)
-    net = FaceNet(cfg.face_width)
+    net = FaceNet(cfg.face_width, cfg.crop_size)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
 
     def step_loss(step: int) -> tuple[torch.Tensor, str]:
         rng = np.random.default_rng([cfg.seed, 2, step])
         crops, labels = [], []
         for _ in range(cfg.face_batch):
-            crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share))
+            crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share), size=cfg.crop_size)
             crops.append(crop)
             labels.append(label)
         target = torch.tensor(labels, dtype=torch.long)
@@ -265,7 +266,7 @@ def fit_temperature(net: FaceNet, frames: Sequence[TrainFrame]) -> float:
     crops cut where the labels put each die, as the reader would, no augmentation."""
     if not any(f.dice for f in frames):
         return 1.0
-    crops, target = _val_crops(frames)
+    crops, target = _val_crops(frames, net.crop)
     with torch.no_grad():
         logits = net(crops)
     best, best_nll = 1.0, float("inf")
@@ -276,13 +277,13 @@ def fit_temperature(net: FaceNet, frames: Sequence[TrainFrame]) -> float:
     return round(best, 3)
 
 
-def _val_crops(frames: Sequence[TrainFrame]) -> tuple[torch.Tensor, torch.Tensor]:
-    """The val dice cut where the labels put each die, as the reader would, and their classes."""
+def _val_crops(frames: Sequence[TrainFrame], size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The val dice cut where the labels put each die, as the reader would (``size`` px crops), and their classes."""
     crops, labels = [], []
     for f in frames:
         for d in f.dice:
             side = d.size if d.size else f.typical_size
-            crops.append(to_input(cut_crop(f.image, crop_transform(d.cx, d.cy, side))))
+            crops.append(to_input(cut_crop(f.image, crop_transform(d.cx, d.cy, side, size=size), size)))
             labels.append(d.label)
     return torch.from_numpy(np.stack(crops)), torch.tensor(labels, dtype=torch.long)
 
@@ -292,7 +293,7 @@ def fit_min_confidence(net: FaceNet, frames: Sequence[TrainFrame], temperature: 
     on ``frames`` (the val split) are right at ``precision`` or better; 0.95 if none is."""
     if not any(f.dice for f in frames):
         return 0.8
-    crops, target = _val_crops(frames)
+    crops, target = _val_crops(frames, net.crop)
     with torch.no_grad():
         p = torch.softmax(net(crops) / temperature, dim=1)
     confidence, best = p.max(dim=1)
@@ -359,12 +360,12 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     min_confidence = fit_min_confidence(faces, val_frames, temperature)
     log(f"min confidence {min_confidence} (the lowest at which the val dice read 99.8 % right)")
     export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
-    export_onnx(faces, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), out / FACES_FILE)
+    export_onnx(faces, torch.zeros(4, 3, cfg.crop_size, cfg.crop_size), out / FACES_FILE)
     metadata = {
         "classes": list(CLASSES),
         "work_size": WORK_SIZE,
         "stride": STRIDE,
-        "crop_size": CROP_SIZE,
+        "crop_size": cfg.crop_size,
         "crop_context": CROP_CONTEXT,
         "temperature": temperature,
         "min_confidence": min_confidence,
