@@ -64,6 +64,8 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument("--detector-batch", type=int, default=24)
     train.add_argument("--face-batch", type=int, default=192)
     train.add_argument("--face-width", type=int, default=48, help="channels of the face network's first stage (default 48)")
+    train.add_argument("--crop-size", type=int, default=40, help="side in pixels of the crop the face network reads (default 40)")
+    train.add_argument("--float", action="store_true", help="ship the face network in floats, not 8-bit integers")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)
@@ -80,6 +82,8 @@ def run_train(args: argparse.Namespace) -> int:
     for name in ("real_weight", "face_real_weight"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be between 0 and 1")
+    if not 16 <= args.crop_size <= 128:
+        raise UsageError(f"--crop-size {args.crop_size!r}: must be from 16 to 128 pixels")
     for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
         if getattr(args, name) < (0 if name == "rendered" else 1):
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: too small")
@@ -107,6 +111,8 @@ def run_train(args: argparse.Namespace) -> int:
         detector_batch=args.detector_batch,
         face_batch=args.face_batch,
         face_width=args.face_width,
+        crop_size=args.crop_size,
+        int8=not args.float,
         threads=args.threads,
         checkpoint_dir=str(work),
     )

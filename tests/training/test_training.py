@@ -136,14 +136,43 @@ def test_a_model_trained_on_bigger_crops_is_read_at_its_size(tmp_path: Path, sou
     assert model.face_probabilities(crops).shape == (2, len(CLASSES))
 
 
+@pytest.mark.parametrize("min_agreement", [0.0, 1.01])
+def test_the_face_network_in_8_bits_only_where_it_classes_as_the_float_one(
+    tmp_path: Path, sources: tuple[Path, Path], min_agreement: float
+) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(
+        out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
+        detector_steps=2, detector_batch=2, detector_patch=128, face_steps=3, face_batch=8, threads=1,
+        int8_agreement=min_agreement,
+    )  # fmt: skip
+    logged: list[str] = []
+    out = train(cfg, logged.append)
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(out / "dice-faces.onnx")).graph.node}
+    meta = json.loads((out / "model.json").read_text())
+    assert 0.0 <= meta["training"]["int8_agreement"] <= 1.0
+    assert any("8-bit face network" in line for line in logged)
+    if min_agreement == 0.0:
+        assert meta["training"]["int8"] and "QLinearConv" in ops
+    else:
+        assert not meta["training"]["int8"] and "QLinearConv" not in ops and "Conv" in ops
+    frame = np.full((240, 320, 3), 128, np.uint8)
+    assert all(0.0 <= d.confidence <= 1.0 for d in LearnedReader(LearnedModel(out)).read(frame).dice)
+
+
 def test_train_command(tmp_path: Path, sources: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     _, photos = sources
     status = main([
         "train", "--out", str(tmp_path / "m"), "--real", f"{photos}:face", "--rendered", "4",
         "--detector-steps", "2", "--face-steps", "2", "--detector-batch", "2", "--face-batch", "4", "--threads", "1",
+        "--crop-size", "48", "--float",
     ])
     assert status == 0
     assert (tmp_path / "m" / "dice-detector.onnx").is_file()
+    meta = json.loads((tmp_path / "m" / "model.json").read_text())
+    assert meta["crop_size"] == 48 and meta["training"]["int8_agreement"] is None
     assert "models written to" in capsys.readouterr().out
 
 
@@ -154,3 +183,5 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
         main(["train", "--out", str(tmp_path), "--real", "x:wrong"])
     assert exited.value.code == 2
     assert main(["train", "--out", str(tmp_path), "--rendered", "0"]) == 2
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--crop-size", "8"]) == 2
+    assert "--crop-size" in capsys.readouterr().err

@@ -10,6 +10,7 @@ one. Held-out (``test``) images are never loaded.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import time
@@ -46,6 +47,7 @@ from vision.training.data import (
     rendered_frames,
 )
 from vision.training.nets import DiceDetector, FaceNet
+from vision.training.quantize import MIN_AGREEMENT, quantize_faces, stacked
 
 Log = Callable[[str], None]
 
@@ -79,6 +81,8 @@ class TrainConfig:
     face_batch: int = 192
     face_width: int = 48
     crop_size: int = CROP_SIZE
+    int8: bool = True  # the face network shipped in 8-bit integers (see vision.training.quantize)
+    int8_agreement: float = MIN_AGREEMENT  # the share of val crops it must class as the float one does
     negative_share: float = 0.25
     lr: float = 2e-3
     threads: int = 2
@@ -305,6 +309,19 @@ def fit_min_confidence(net: FaceNet, frames: Sequence[TrainFrame], temperature: 
     return 0.95
 
 
+def _calibration_crops(real: Sequence[TrainFrame], rendered: Sequence[TrainFrame], size: int, limit: int = 1024) -> np.ndarray:
+    """Crops of training dice, cut where the detector put them, and of the places it took for dice
+    where none is (real and rendered frames in turn, in their order): what the 8-bit face
+    network's activation ranges are measured on."""
+    crops: list[np.ndarray] = []
+    for f in (f for pair in itertools.zip_longest(real, rendered) for f in pair if f is not None):
+        places = [(d.cx, d.cy, d.size or f.typical_size) for d in f.dice] + list(f.negatives)
+        crops += [to_input(cut_crop(f.image, crop_transform(cx, cy, side, size=size), size)) for cx, cy, side in places]
+        if len(crops) >= limit:
+            break
+    return stacked(crops[:limit])
+
+
 def export_onnx(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
     """Exports ``net`` with free batch, height and width (opset 17, constant-folded)."""
     with warnings.catch_warnings():
@@ -361,6 +378,11 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     log(f"min confidence {min_confidence} (the lowest at which the val dice read 99.8 % right)")
     export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
     export_onnx(faces, torch.zeros(4, 3, cfg.crop_size, cfg.crop_size), out / FACES_FILE)
+    int8_agreement = None
+    if cfg.int8:
+        calibration = _calibration_crops([f for r in real_train for f in r], rendered, cfg.crop_size)
+        check = _val_crops(val_frames, cfg.crop_size)[0].numpy() if any(f.dice for f in val_frames) else calibration
+        int8_agreement = quantize_faces(out / FACES_FILE, out / FACES_FILE, calibration, check, log, cfg.int8_agreement)
     metadata = {
         "classes": list(CLASSES),
         "work_size": WORK_SIZE,
@@ -386,6 +408,8 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
             "face_width": cfg.face_width,
             "negative_share": cfg.negative_share,
             "lr": cfg.lr,
+            "int8": int8_agreement is not None and int8_agreement >= cfg.int8_agreement,
+            "int8_agreement": None if int8_agreement is None else round(int8_agreement, 4),
             "minutes": round((time.monotonic() - begun) / 60, 1),
             **cfg.notes,
         },
