@@ -118,6 +118,11 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_
     return warped
 
 
+def crop_at(image: Frame, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE) -> Frame:
+    """The face network's ``size`` px square crop of a die at (cx, cy) of ``side`` px, turned by ``angle``."""
+    return cut_crop(image, crop_transform(cx, cy, side, angle, size), size)
+
+
 def to_input(image: Frame) -> F32:
     """BGR uint8 H x W x 3 -> 3 x H x W float32 in 0-1, as both networks take it; a stack of them
     (N x H x W x 3 -> N x 3 x H x W) at once, which for a tray's crops costs a tenth of one by one."""
@@ -207,8 +212,7 @@ class LearnedModel:
 
     def crops(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
         """The face network's input for ``dice`` of ``frame``: each cut as :func:`crop_transform` says."""
-        size = self.crop_size
-        return to_input(np.stack([cut_crop(frame, crop_transform(d.cx, d.cy, d.size, size=size), size) for d in dice]))
+        return to_input(np.stack([crop_at(frame, d.cx, d.cy, d.size, size=self.crop_size) for d in dice]))
 
     def face_probabilities(self, crops: F32) -> F32:
         """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
@@ -289,35 +293,43 @@ class LearnedReader:
                 # a die on it reads another face more surely than the big die reads, the big find
                 # was a group of dice, and where nothing was found on it, it is no die the working
                 # scale missed.
-                if any(_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
+                if any(lies_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
                     continue  # the working scale saw this die whole
-                on = [r for d, r in kept if _on(d, b)]
+                on = [r for d, r in kept if lies_on(d, b)]
                 if (
                     reading is not None
                     and reading.ok
                     and on
                     and not any(r is not None and r.ok and r.value != 1 and r.confidence > reading.confidence for r in on)
                 ):
-                    kept = [(d, r) for d, r in kept if not _on(d, b)]
+                    kept = [(d, r) for d, r in kept if not lies_on(d, b)]
                     big_dice.append(reading)
             dice = [r for _, r in kept if r is not None] + big_dice
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         return FrameReading(dice=tuple(dice), ms=(time.perf_counter() - start) * 1000.0)
 
+    def takes_for_no_die(self, p: F32) -> bool:
+        """Whether the face network's probabilities ``p`` say there is no die: "no die" likeliest, or
+        a pip count short of :attr:`min_confidence` whose runner-up is "no die" at
+        :attr:`drop_unsure` or more. Most such places are not dice (a side face, a pip of a die
+        found elsewhere, a key), and a phantom die stops the table."""
+        name = CLASSES[int(np.argmax(p))]
+        if name == "none":
+            return True
+        if name not in _PIP_FACES or float(p.max()) >= self.min_confidence:
+            return False
+        return CLASSES[int(np.argsort(p)[-2])] == "none" and float(p[0]) >= self.drop_unsure
+
     def _reading(self, die: FoundDie, p: F32) -> DieReading | None:
+        if self.takes_for_no_die(p):
+            return None
         best = int(np.argmax(p))
         name = CLASSES[best]
-        if name == "none":
-            return None
         confidence = float(p[best])
         if name in _PIP_FACES:
             if confidence >= self.min_confidence:
                 return DieReading(int(name), confidence, die.box, DieStatus.OK, face=name)
             runner = CLASSES[int(np.argsort(p)[-2])]
-            if runner == "none" and float(p[0]) >= self.drop_unsure:
-                # Torn between a face and no die at all: most such places are not dice (a side
-                # face, a pip of a die found elsewhere, a key), and a phantom die stops the table.
-                return None
             faces = (name, runner) if runner in _PIP_FACES else (name,)
             return DieReading(
                 None, confidence, die.box, DieStatus.UNREADABLE,
@@ -410,7 +422,7 @@ def decode(raw: F32, scale: float, width: int, height: int, min_score: float) ->
     return _suppress(found)
 
 
-def _on(small: FoundDie, big: FoundDie) -> bool:
+def lies_on(small: FoundDie, big: FoundDie) -> bool:
     """Whether ``small`` lies on ``big`` (its centre within ``big``'s outline)."""
     return small is not big and max(abs(small.cx - big.cx), abs(small.cy - big.cy)) < 0.5 * big.size
 

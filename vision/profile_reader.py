@@ -44,7 +44,7 @@ from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import Frame, check_frame
-from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice
+from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice, lies_on
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1064,11 +1064,6 @@ class BodyDetector(FaceDetector):
         )
 
 
-def _on(small: FoundDie, big: FoundDie) -> bool:
-    """Whether ``small`` lies on ``big`` (its centre within ``big``'s outline)."""
-    return small is not big and max(abs(small.cx - big.cx), abs(small.cy - big.cy)) < 0.5 * big.size
-
-
 #: Two dice lie at least this share of the bigger one's size apart, centre to centre.
 OVERLAP = 0.6
 
@@ -1334,16 +1329,16 @@ class LearnedFaceFinder(FaceDetector):
             return []
         kept = [(d, p) for d, p in zip(found, probabilities) if not self._not_a_die(p)]
         for b, p in zip(big, probabilities[len(found) :]):
-            if self._not_a_die(p) or any(_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
+            if self._not_a_die(p) or any(lies_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
                 continue  # no die, or one the working scale saw whole
-            on = [q for d, q in kept if _on(d, b)]
+            on = [q for d, q in kept if lies_on(d, b)]
             # Where the working scale found nothing on it, it missed a die with artwork; a big die
             # whose pips the network counts surely was seen there as its pips (each a die of one
             # or two), unless a die on it counts other pips more surely: then it was a group of dice.
             counted = self._class_of(p)[2]
             if on and (counted is None or any(self._outcounts(q, counted) for q in on)):
                 continue
-            kept = [(d, q) for d, q in kept if not _on(d, b)] + [(b, p)]
+            kept = [(d, q) for d, q in kept if not lies_on(d, b)] + [(b, p)]
         return kept
 
     def _look(self, frame: Frame) -> _Look:
@@ -1371,14 +1366,9 @@ class LearnedFaceFinder(FaceDetector):
         return other is not None and other[0] not in (1, counted[0]) and other[1] > counted[1]
 
     def _not_a_die(self, p: npt.NDArray[np.float32]) -> bool:
-        """Whether the face network's probabilities ``p`` say no die, as the learned reader takes
-        them: "no die" likeliest, or an unsure pip count whose runner-up is "no die"."""
-        none = float(p[CLASSES.index("none")])
-        order = np.argsort(p)
-        best, runner = CLASSES[int(order[-1])], CLASSES[int(order[-2])]
-        if best == "none" or none >= NOT_A_DIE:
-            return True
-        return best.isdigit() and float(p[order[-1]]) < self.learned.min_confidence and runner == "none" and none >= self.learned.drop_unsure
+        """Whether the face network's probabilities ``p`` say no die: as the learned reader takes
+        them, or "no die" at :data:`NOT_A_DIE` or more."""
+        return float(p[CLASSES.index("none")]) >= NOT_A_DIE or self.learned.takes_for_no_die(p)
 
     @staticmethod
     def _at_box(frame: Frame, die: FoundDie, w: int, h: int, cut: bool) -> FaceCandidate:

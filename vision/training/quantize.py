@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +83,9 @@ def _classes(ort: Any, path: Path, crops: F32) -> npt.NDArray[np.int64]:
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.log_severity_level = 3
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    network = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     out: npt.NDArray[np.int64] = np.concatenate(
-        [session.run(None, {"image": crops[i : i + 256]})[0].argmax(axis=1) for i in range(0, len(crops), 256)]
+        [network.run(None, {"image": crops[i : i + 256]})[0].argmax(axis=1) for i in range(0, len(crops), 256)]
     )
     return out
 
@@ -93,10 +93,3 @@ def _classes(ort: Any, path: Path, crops: F32) -> npt.NDArray[np.int64]:
 def _agreement(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> float:
     return float((a == b).mean()) if len(a) else 1.0
 
-
-def stacked(crops: Sequence[F32]) -> F32:
-    """A list of 3 x S x S crops as one N x 3 x S x S batch (an empty one when there are none)."""
-    if not crops:
-        return np.zeros((0, 3, 1, 1), np.float32)
-    batch: F32 = np.ascontiguousarray(np.stack(crops))
-    return batch

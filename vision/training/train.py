@@ -33,8 +33,7 @@ from vision.learned import (
     METADATA_FILE,
     STRIDE,
     WORK_SIZE,
-    crop_transform,
-    cut_crop,
+    crop_at,
     find_dice,
     to_input,
 )
@@ -47,7 +46,7 @@ from vision.training.data import (
     rendered_frames,
 )
 from vision.training.nets import DiceDetector, FaceNet
-from vision.training.quantize import MIN_AGREEMENT, quantize_faces, stacked
+from vision.training.quantize import MIN_AGREEMENT, quantize_faces
 
 Log = Callable[[str], None]
 
@@ -287,7 +286,7 @@ def _val_crops(frames: Sequence[TrainFrame], size: int) -> tuple[torch.Tensor, t
     for f in frames:
         for d in f.dice:
             side = d.size if d.size else f.typical_size
-            crops.append(to_input(cut_crop(f.image, crop_transform(d.cx, d.cy, side, size=size), size)))
+            crops.append(to_input(crop_at(f.image, d.cx, d.cy, side, size=size)))
             labels.append(d.label)
     return torch.from_numpy(np.stack(crops)), torch.tensor(labels, dtype=torch.long)
 
@@ -316,10 +315,10 @@ def _calibration_crops(real: Sequence[TrainFrame], rendered: Sequence[TrainFrame
     crops: list[np.ndarray] = []
     for f in (f for pair in itertools.zip_longest(real, rendered) for f in pair if f is not None):
         places = [(d.cx, d.cy, d.size or f.typical_size) for d in f.dice] + list(f.negatives)
-        crops += [to_input(cut_crop(f.image, crop_transform(cx, cy, side, size=size), size)) for cx, cy, side in places]
+        crops += [to_input(crop_at(f.image, cx, cy, side, size=size)) for cx, cy, side in places]
         if len(crops) >= limit:
             break
-    return stacked(crops[:limit])
+    return np.stack(crops[:limit]) if crops else np.zeros((0, 3, size, size), np.float32)
 
 
 def export_onnx(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
