@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from hardware.errors import HardwareError
-from hardware.sim.glyphs import GLYPH_NAMES, UnknownGlyph, draw_glyph
+from hardware.sim.glyphs import DOODLE, GLYPH_NAMES, UnknownGlyph, draw_glyph, is_glyph
 
 Colour = tuple[int, int, int]
 
@@ -75,8 +75,8 @@ class FaceArt:
         if not 1 <= self.value <= 6:
             raise InvalidDieDesign(f"face value must be 1-6, got {self.value!r}")
         if self.kind is FaceKind.SYMBOL:
-            if self.glyph not in GLYPH_NAMES:
-                raise InvalidDieDesign(f"unknown glyph {self.glyph!r}; known: {', '.join(GLYPH_NAMES)}")
+            if not is_glyph(self.glyph):
+                raise InvalidDieDesign(f"unknown glyph {self.glyph!r}; known: {', '.join(GLYPH_NAMES)} or {DOODLE}N")
             if self.symbol is None:
                 object.__setattr__(self, "symbol", self.glyph)
         if not self.label:

@@ -4,6 +4,10 @@ Every glyph is described in a unit square (0..1, y down) and drawn anti-aliased 
 face texture looks the same at 40 px and at 400 px. The shapes are deliberately plain, like the
 printed or engraved artwork on hero dice: a sword, a heart, a "pow" burst, a star, a skull, a moon,
 an arrow, a shield, a lightning bolt, a flame, a foot and a dagger.
+
+Besides these, ``doodle-N`` names artwork made up from seed ``N`` (stars, polygons, strokes, rings,
+letters and punched holes): die sets whose artwork the simulator has no picture of, so that what
+learns to tell faces apart from rendered dice learns it for artwork in general.
 """
 
 from __future__ import annotations
@@ -55,6 +59,16 @@ class _Pen:
         colour = self.paper if paper else self.ink
         thickness = max(1, round(width * self.size))
         cv2.polylines(self.img, [self._pts(pts)], False, colour, thickness, cv2.LINE_AA, _SHIFT)
+
+    def letter(self, text: str, font: int, cx: float, cy: float, height: float) -> None:
+        """``text`` in Hershey ``font``, ``height`` of the unit square tall, centred at (cx, cy)."""
+        base_w, base_h = cv2.getTextSize(text, font, 1.0, 1)[0]
+        scale = height * self.size / max(base_h, 1)
+        thickness = max(1, round(height * self.size / 8))
+        (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
+        x = round(self.ox + cx * self.size - w / 2)
+        y = round(self.oy + cy * self.size + h / 2)
+        cv2.putText(self.img, text, (x, y), font, scale, self.ink, thickness, cv2.LINE_AA)
 
 
 def _sword(p: _Pen) -> None:
@@ -166,6 +180,65 @@ def _dagger(p: _Pen) -> None:
     p.line([(0.34, 0.64), (0.2, 0.78)], 0.07)  # grip
 
 
+_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+)
+_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ?!#&@%$"
+
+
+def _doodle(p: _Pen, seed: int) -> None:
+    """Artwork made up from ``seed``: one to three shapes or strokes, sometimes a hole punched in."""
+    rng = np.random.default_rng(seed)
+    for part in range(int(rng.integers(1, 4))):
+        cx, cy = (float(v) for v in rng.uniform(0.32, 0.68, 2))
+        r = float(rng.uniform(0.16, 0.42)) / (1 + 0.3 * part)
+        turn = float(rng.uniform(0, 2 * math.pi))
+        kind = int(rng.integers(6)) if part else int(rng.integers(5))
+        if kind == 0:  # a star of 3-9 points
+            points = int(rng.integers(3, 10))
+            inner = float(rng.uniform(0.3, 0.7))
+            p.poly(
+                [
+                    (cx + r * (1 if i % 2 == 0 else inner) * math.cos(turn + math.pi * i / points),
+                     cy + r * (1 if i % 2 == 0 else inner) * math.sin(turn + math.pi * i / points))
+                    for i in range(2 * points)
+                ]
+            )  # fmt: skip
+        elif kind == 1:  # a lumpy polygon
+            angles = np.sort(rng.uniform(0, 2 * math.pi, int(rng.integers(3, 8))))
+            radii = rng.uniform(0.55, 1.0, len(angles)) * r
+            p.poly([(cx + float(d) * math.cos(float(a)), cy + float(d) * math.sin(float(a))) for a, d in zip(angles, radii)])
+        elif kind == 2:  # a stroke
+            pts = [(float(x), float(y)) for x, y in rng.uniform(0.15, 0.85, (int(rng.integers(2, 5)), 2))]
+            p.line(pts, float(rng.uniform(0.05, 0.14)))
+        elif kind == 3:  # a disc or a ring
+            p.circle(cx, cy, r)
+            if rng.random() < 0.5:
+                p.circle(cx, cy, r * float(rng.uniform(0.4, 0.75)), paper=True)
+        elif kind == 4:  # a letter or a sign
+            p.letter(str(rng.choice(list(_LETTERS))), int(rng.choice(_FONTS)), cx, cy, 1.4 * r)
+        else:  # a hole punched in what is drawn so far
+            p.circle(cx, cy, r * 0.4, paper=True)
+
+
+#: Names of made-up artwork start so; the rest of the name is the seed.
+DOODLE = "doodle-"
+
+
+def _doodle_seed(name: str) -> int | None:
+    rest = name[len(DOODLE) :] if name.startswith(DOODLE) else ""
+    return int(rest) if rest.isdigit() and len(rest) <= 12 else None
+
+
+def is_glyph(name: object) -> bool:
+    """Whether :func:`draw_glyph` can draw ``name``: one of :data:`GLYPH_NAMES` or ``doodle-N``."""
+    return isinstance(name, str) and (name in _GLYPHS or _doodle_seed(name) is not None)
+
+
 _GLYPHS: dict[str, Callable[[_Pen], None]] = {
     "sword": _sword,
     "heart": _heart,
@@ -196,11 +269,16 @@ def draw_glyph(
 
     ``paper`` is the colour used to cut holes (eyes of the skull, the moon's shadow).
 
-    :raises UnknownGlyph: ``name`` is not in :data:`GLYPH_NAMES`.
+    :raises UnknownGlyph: ``name`` is neither in :data:`GLYPH_NAMES` nor ``doodle-N``.
     """
+    x, y, side = box
+    pen = _Pen(img, side, (x, y), ink, paper)
+    seed = _doodle_seed(name)
+    if seed is not None:
+        _doodle(pen, seed)
+        return
     try:
         fn = _GLYPHS[name]
     except KeyError:
-        raise UnknownGlyph(f"unknown glyph {name!r}; known: {', '.join(GLYPH_NAMES)}") from None
-    x, y, side = box
-    fn(_Pen(img, side, (x, y), ink, paper))
+        raise UnknownGlyph(f"unknown glyph {name!r}; known: {', '.join(GLYPH_NAMES)} or {DOODLE}N") from None
+    fn(pen)
