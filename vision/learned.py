@@ -147,6 +147,25 @@ class FoundDie:
         return (int(round(self.cx - side / 2)), int(round(self.cy - side / 2)), int(round(side)), int(round(side)))
 
 
+def onnx_session(path: Path, threads: int = 1) -> Any:
+    """An ONNX Runtime session for the network in ``path`` on ``threads`` cores.
+
+    :raises ModelError: the file is missing or not a usable network.
+    """
+    import onnxruntime as ort  # imported here: loading the package costs ~100 ms
+
+    if not path.is_file():
+        raise ModelError(f"model file not found: {str(path)!r}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # ORT raises its own exception types for a damaged file
+        raise ModelError(f"not a usable model file: {str(path)!r} ({type(error).__name__})") from None
+
+
 class LearnedModel:
     """The two networks of a model folder and what ``model.json`` says about them.
 
@@ -178,23 +197,8 @@ class LearnedModel:
             raise ModelError(f"{str(meta_path)!r}: crop_size {self.crop_size!r} is not a whole number of pixels from 16 to 128")
         if self.metadata.get("crop_context", CROP_CONTEXT) != CROP_CONTEXT:
             raise ModelError(f"{str(meta_path)!r}: crop_context {self.metadata.get('crop_context')!r} is not this reader's {CROP_CONTEXT}")
-        self._detector = self._session(self.folder / DETECTOR_FILE, threads)
-        self._faces = self._session(self.folder / FACES_FILE, threads)
-
-    @staticmethod
-    def _session(path: Path, threads: int) -> Any:
-        import onnxruntime as ort  # imported here: loading the package costs ~100 ms
-
-        if not path.is_file():
-            raise ModelError(f"model file not found: {str(path)!r}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as error:  # ORT raises its own exception types for a damaged file
-            raise ModelError(f"not a usable model file: {str(path)!r} ({type(error).__name__})") from None
+        self._detector = onnx_session(self.folder / DETECTOR_FILE, threads)
+        self._faces = onnx_session(self.folder / FACES_FILE, threads)
 
     def __repr__(self) -> str:
         return f"LearnedModel({str(self.folder)!r})"
