@@ -43,6 +43,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
+from vision.face_embedding import EmbeddingOpinion, FaceEmbedding
 from vision.imageio import Frame, check_frame
 from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice, lies_on
 from vision.types import DieStatus
@@ -257,7 +258,12 @@ def _coarse(descriptors: FloatArray) -> FloatArray:
 _MARGIN = 0.07
 
 
-def _square(crop: npt.NDArray[np.uint8]) -> FloatArray:
+def face_square(crop: npt.NDArray[np.uint8]) -> FloatArray:
+    """The crop grey, its rim cut off and resized to ``DESCRIPTOR_SIZE`` square (float32, 0-255):
+    what every comparison of faces starts from.
+
+    :raises InvalidFrameError: when ``crop`` is not a non-empty uint8 image.
+    """
     grey = _as_grey(crop)
     h, w = grey.shape
     dy, dx = int(round(h * _MARGIN)), int(round(w * _MARGIN))
@@ -272,7 +278,7 @@ def face_descriptor(crop: npt.NDArray[np.uint8]) -> FloatArray:
 
     :raises InvalidFrameError: when ``crop`` is not a non-empty uint8 image.
     """
-    return _descriptor_of_square(_square(crop))
+    return _descriptor_of_square(face_square(crop))
 
 
 def rotated_descriptors(crop: npt.NDArray[np.uint8], poses: Sequence[tuple[float, float]] = _POSES) -> FloatArray:
@@ -281,7 +287,7 @@ def rotated_descriptors(crop: npt.NDArray[np.uint8], poses: Sequence[tuple[float
 
     Row 0 is the crop as given. Shape ``(4 * len(poses), D)``.
     """
-    square = _square(crop)
+    square = face_square(crop)
     centre = ((DESCRIPTOR_SIZE - 1) / 2.0, (DESCRIPTOR_SIZE - 1) / 2.0)
     rows: list[FloatArray] = []
     for quarter in range(4):
@@ -467,9 +473,11 @@ class ProfileClassifier:
         faces: Sequence[tuple[CalibratedFace, Sequence[npt.NDArray[np.uint8]]]],
         settings: MatcherSettings | None = None,
         pip_reader: PipFallback | None = None,
+        embedding: FaceEmbedding | None = None,
     ) -> None:
         self.settings = settings if settings is not None else MatcherSettings()
         self.pip_reader = pip_reader
+        self.embedding = embedding
         self.faces: tuple[CalibratedFace, ...] = tuple(face for face, _ in faces)
         labels = [face.label for face in self.faces]
         if len(set(labels)) != len(labels):
@@ -492,6 +500,13 @@ class ProfileClassifier:
         self._pip_values = {face.value: face for face in self.faces if face.pips}
         self._has_artwork = any(not face.pips for face in self.faces)
         self._pip_classifier = PipClassifier()
+        # Each exemplar's embedding in its four quarter turns: exemplars x 4 x D.
+        self._embedded: FloatArray | None = None
+        if embedding is not None and len(self._owner):
+            squares = np.stack([face_square(crop) for _face, crops in faces for crop in crops])
+            turns = np.stack([np.rot90(squares, k, axes=(1, 2)) for k in range(4)], axis=1)
+            flat = embedding.embed(np.ascontiguousarray(turns.reshape(-1, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE)))
+            self._embedded = flat.reshape(len(squares), 4, -1)
 
     def __repr__(self) -> str:
         labels = ", ".join(face.label for face in self.faces)
@@ -549,12 +564,59 @@ class ProfileClassifier:
         """For each exemplar, in the order given, the index of its face in :attr:`faces`."""
         return tuple(int(i) for i in self._owner)
 
+    def similarities(self, crop: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64] | None:
+        """The learned embedding's cosine similarity of the crop to the closest exemplar of each
+        face (``-inf`` for a face without exemplars), in the order of :attr:`faces`; ``None``
+        without an embedding."""
+        return self._similarities(face_square(crop))
+
+    def _similarities(self, square: FloatArray) -> npt.NDArray[np.float64] | None:
+        if self._embedded is None or self.embedding is None:
+            return None
+        vector = self.embedding.embed(square[None])[0]
+        per_exemplar = np.einsum("etd,d->et", self._embedded, vector).max(axis=1)
+        best = np.full(len(self.faces), -np.inf)
+        np.maximum.at(best, self._owner, per_exemplar.astype(np.float64))
+        return best
+
     def match(self, crop: npt.NDArray[np.uint8]) -> FaceMatch:
         """The face this crop shows, with a calibrated confidence, or ``unreadable``.
 
+        With an embedding, its opinion weighs in (:class:`~vision.face_embedding.EmbeddingOpinion`):
+        a read it surely places on another face is ``unreadable`` with both as candidates, and an
+        unsure read whose candidates hold the face it surely prefers is read as that face.
+
         :raises InvalidFrameError: when ``crop`` is not a non-empty uint8 image.
         """
-        distances = self.distances(crop)
+        square = face_square(crop)
+        found = self._exemplar_match(crop, self.descriptor_distances(_descriptor_of_square(square)))
+        similarities = self._similarities(square)
+        if similarities is None or self.embedding is None or found.face is None:
+            return found
+        return self._weigh(found, similarities, self.embedding.opinion)
+
+    def _weigh(self, found: FaceMatch, similarities: npt.NDArray[np.float64], opinion: EmbeddingOpinion) -> FaceMatch:
+        """The exemplars' match with the embedding's opinion (see :meth:`match`)."""
+        order = np.argsort(-similarities)
+        if len(order) < 2 or not np.isfinite(similarities[order[1]]):
+            return found
+        preferred = self.faces[int(order[0])]
+        lead = float(similarities[order[0]] - similarities[order[1]])
+        if found.ok and found.face is not None and preferred != found.face:
+            behind = float(similarities[order[0]] - similarities[self.faces.index(found.face)])
+            if behind >= opinion.veto:
+                return dataclasses.replace(found, status=DieStatus.UNREADABLE, candidates=(found.face, preferred), runner_up=preferred.label)
+            return found
+        if found.ok or lead < opinion.rescue or (found.candidates and preferred not in found.candidates):
+            return found
+        # Unsure between faces, one of them the face it surely prefers; or like none of them to
+        # the exemplars (other light, another tray) while the embedding finds one face very alike:
+        # a face of another set is never that alike (docs/calibration.md has the figures).
+        if found.distance <= self.settings.accept_distance or float(similarities[order[0]]) >= opinion.floor:
+            return FaceMatch(preferred, DieStatus.OK, opinion.rescue_confidence, found.distance, found.margin, found.runner_up)
+        return found
+
+    def _exemplar_match(self, crop: npt.NDArray[np.uint8], distances: npt.NDArray[np.float64]) -> FaceMatch:
         order = np.argsort(distances)
         if not len(order) or not np.isfinite(distances[order[0]]):
             return self._pips_or_unreadable(crop, None, float("inf"), 0.0, None)

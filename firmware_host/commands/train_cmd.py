@@ -1,8 +1,10 @@
-"""`dicetray train`: rebuild the learned reader's models from rendered trays and real photos.
+"""`dicetray train`: rebuild the learned reader's models from rendered trays and real photos;
+`dicetray train-embedding`: rebuild the face embedding calibrated profiles are matched with.
 
-Needs the ``train`` extra (PyTorch). The rendered training set is drawn by the simulated tray
-(:mod:`hardware.sim.training`) into the work folder first; then :func:`vision.training.train.train`
-trains both networks and writes the ONNX files and ``model.json`` into ``--out``.
+Both need the ``train`` extra (PyTorch). The rendered training set is drawn by the simulated tray
+(:mod:`hardware.sim.training`, :mod:`hardware.sim.identity`) into the work folder first; then
+:func:`vision.training.train.train` (or :func:`vision.training.embedding.train_embedding`) trains
+and writes the ONNX files and their records into ``--out``.
 """
 
 from __future__ import annotations
@@ -70,12 +72,68 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)
 
+    embedding = subparsers.add_parser(
+        "train-embedding",
+        help="rebuild the face embedding calibrated profiles are matched with (needs the train extra)",
+        description=(
+            "Render the faces of many made-up die sets on the simulated tray, train the face embedding on them, "
+            "and write face-embedding.onnx and face-embedding.json (its figures and the opinion it gives profiles)."
+        ),
+    )
+    embedding.add_argument("--out", type=Path, required=True, help="folder for the embedding (vision/models to replace the shipped one)")
+    embedding.add_argument("--work", type=Path, help="folder for the rendered faces and checkpoints (default: OUT/work)")
+    embedding.add_argument("--sets", type=int, default=6000, help="made-up die sets to train on (default 6000)")
+    embedding.add_argument("--val-sets", type=int, default=300, help="other die sets to measure and choose the opinion on (default 300)")
+    embedding.add_argument("--views", type=int, default=5, help="trays each set's six faces are rendered on (default 5)")
+    embedding.add_argument("--steps", type=int, default=7000)
+    embedding.add_argument("--seed", type=int, default=7, help="seed of the training's draws (default 7, as shipped)")
+    embedding.add_argument(
+        "--faces-seed", type=int, default=404, help="seed of the training sets (default 404, as shipped); the val sets use it + 101"
+    )
+    embedding.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
+    embedding.set_defaults(handler=run_train_embedding)
 
-def run_train(args: argparse.Namespace) -> int:
+
+def _need_torch(command: str) -> None:
     try:
         import torch  # noqa: F401  (only to say clearly what is missing)
     except ImportError:
-        raise UsageError("dicetray train needs PyTorch: pip install -e '.[train]'") from None
+        raise UsageError(f"dicetray {command} needs PyTorch: pip install -e '.[train]'") from None
+
+
+#: Of the faces rendered for the embedding, the share also cut badly on purpose (no face).
+MISCUT_SHARE = 0.25
+
+
+def run_train_embedding(args: argparse.Namespace) -> int:
+    _need_torch("train-embedding")
+    from hardware.sim.identity import identity_crops
+    from vision.training.embedding import EmbedConfig, train_embedding
+
+    for name in ("sets", "val_sets", "views", "steps", "threads"):
+        if getattr(args, name) < (2 if name in ("sets", "val_sets", "views") else 1):
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: too small")
+    work = args.work or args.out / "work"
+    files = {}
+    data = {}
+    for split, count, seed in (("train", args.sets, args.faces_seed), ("val", args.val_sets, args.faces_seed + 101)):
+        files[split] = work / f"faces-{split}-{seed}-{count}x{args.views}.npz"
+        data[split] = {"sets": count, "views": args.views, "seed": seed, "miscut": MISCUT_SHARE}
+        if not files[split].is_file():
+            begun = time.monotonic()
+            print(f"rendering the faces of {count} die sets into {files[split]} ...", file=sys.stderr, flush=True)
+            identity_crops(count, args.views, seed=seed, miscut=MISCUT_SHARE).save(files[split])
+            print(f"rendered in {time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
+    config = EmbedConfig(steps=args.steps, seed=args.seed, threads=args.threads)
+    train_embedding(
+        files["train"], files["val"], args.out, config, log=lambda line: print(line, file=sys.stderr, flush=True), checkpoint_dir=work, data=data
+    )
+    print(f"face embedding written to {args.out}")
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    _need_torch("train")
     from hardware.sim.training import TRAINING_FILE, write_training_set
     from vision.training.train import RealSource, TrainConfig, train
 

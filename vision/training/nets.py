@@ -1,9 +1,10 @@
-"""The two networks of the learned reader (PyTorch; needs the ``train`` extra).
+"""The networks of the learned reader and of the face embedding (PyTorch; needs the ``train`` extra).
 
 :class:`DiceDetector` finds dice top faces in a frame scaled to the working size: a centre heat map,
 the die's size and the centre's sub-cell offset, at a quarter of the input's resolution.
 :class:`FaceNet` reads one square crop of a found die: which of :data:`vision.learned.CLASSES` it is.
-Both are plain convolutions, batch norm and ReLU, so ONNX Runtime and OpenCV's DNN module run them.
+:class:`FaceEmbedder` maps a grey face square to a vector that a calibrated profile's exemplars are
+matched by (:mod:`vision.face_embedding`). All are plain convolutions, batch norm and ReLU, so ONNX Runtime and OpenCV's DNN module run them.
 """
 
 from __future__ import annotations
@@ -88,4 +89,32 @@ class FaceNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out: torch.Tensor = self.classify(self.features(x))
+        return out
+
+
+class FaceEmbedder(nn.Module):
+    """Input: N x 1 x ``square`` x ``square`` grey face squares, each scaled by
+    :func:`vision.face_embedding.embedding_input`. Output: N x ``dim`` unit vectors, close for two
+    shots of one face and apart for two faces.
+
+    The features are pooled both by their mean and their largest value: a small corner number is
+    a strong response in few places, which a mean alone dilutes."""
+
+    def __init__(self, width: int = 32, dim: int = 64) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            _conv(1, w, 2),
+            _conv(w, w),
+            _conv(w, 2 * w, 2),
+            _sep(2 * w, 2 * w),
+            _sep(2 * w, 4 * w, 2),
+            _sep(4 * w, 4 * w),
+        )
+        self.project = nn.Linear(8 * w, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f = self.features(x)
+        pooled = torch.cat([f.mean(dim=(2, 3)), f.amax(dim=(2, 3))], dim=1)
+        out: torch.Tensor = nn.functional.normalize(self.project(pooled), dim=1)
         return out
