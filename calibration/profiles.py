@@ -53,6 +53,7 @@ from calibration.paths import profiles_directory
 from vision.datafile import fsync_path, load_json_file
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
+from vision.face_embedding import shared_embedding
 from vision.detect import FaceDetector
 from vision.profile_reader import (
     BodyDetector,
@@ -144,9 +145,10 @@ class DieProfile:
         raise CalibrationMissing(f"profile {self.name!r} has no face {label!r}")
 
     def classifier(self, pip_reader: Any = None) -> ProfileClassifier:
-        """A :class:`~vision.profile_reader.ProfileClassifier` reading this die set."""
+        """A :class:`~vision.profile_reader.ProfileClassifier` reading this die set, with the
+        shipped face embedding's opinion (:mod:`vision.face_embedding`)."""
         pairs = [(face, self.exemplars.get(face.label, ())) for face in self.faces]
-        return ProfileClassifier(pairs, self.settings, pip_reader=pip_reader)
+        return ProfileClassifier(pairs, self.settings, pip_reader=pip_reader, embedding=shared_embedding())
 
     def reader(self, tray: TrayHint | None = None) -> DiceReader:
         """A :class:`~vision.reader.DiceReader` for this die set: dice found by their bodies

@@ -3,13 +3,15 @@
 1. Simulated hero dice (``DieDesign.barbarian()``: sword 1-3 differing only in a corner number,
    heart 4-5, a burst on 6), at 48, 60 and 80 px: a profile from 5 tray photos per face, then fresh
    frames of 1-5 dice (seeds never used elsewhere) read with it; and frames of a foreign set
-   (moon elf) read with the same profile.
+   (moon elf) read with the same profile. Then the same profile at a table unlike the one it was
+   calibrated at: other trays, lamps, exposure, noise and blur, views up to 20 degrees off.
 2. Real pip dice: a profile from 5 crops per face (the die plus a fifth of its size round it) of
    ``real-d6`` and of ``byler-d6-train``, then the other photos of that folder read with it.
 3. Reading time: the profile's reader against the plain reader on the same frames.
 
-Run: ``nice .venv/bin/python scripts/measure_calibration.py [--frames N] [--photos N] [--seed S]``
-(a few minutes; prints one JSON object).
+Run: ``nice .venv/bin/python scripts/measure_calibration.py [--frames N] [--photos N] [--seed S]
+[--no-embedding]`` (a few minutes; prints one JSON object). ``--no-embedding`` reads with the
+exemplars alone, without the face embedding's opinion.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 from calibration.build import build_from_folder
 from calibration.profiles import DieProfile
 from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
+from hardware.sim.training import random_lighting, random_optics, random_tray
 from vision.dataset import Dataset, load_dataset
 from vision.evaluate import evaluate
 from vision.learned import LearnedReader
@@ -65,15 +68,25 @@ def hero_profile(folder: Path, die_px: float, seed: int) -> DieProfile:
     return build_from_folder("hero", folder)
 
 
-def hero_reads(profile: DieProfile, design: DieDesign, die_px: float, seed: int, frames: int) -> tuple[Counter[str], list[float]]:
-    """How every whole die of ``frames`` fresh frames read, and the ms of each frame."""
+def hero_reads(
+    profile: DieProfile, design: DieDesign, die_px: float, seed: int, frames: int, varied: bool = False
+) -> tuple[Counter[str], list[float]]:
+    """How every whole die of ``frames`` fresh frames read, and the ms of each frame; ``varied``:
+    on random trays, in random light and optics, up to 20 degrees off vertical."""
     reader = profile.reader(TrayHint())
     symbols = {f.label: f.symbol for f in HERO.faces}
     rng = np.random.default_rng(seed)
     outcome: Counter[str] = Counter()
     times = []
     for _ in range(frames):
-        scene = random_scene(rng, int(rng.integers(1, 6)), designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
+        dice = int(rng.integers(1, 6))
+        if varied:
+            scene = random_scene(
+                rng, dice, designs=[design], styles=[DieStyle()], tilt_deg=float(rng.uniform(0, 20)), die_px=die_px,
+                background=random_tray(rng, 640, 480), lighting=random_lighting(rng), optics=random_optics(rng),
+            )  # fmt: skip
+        else:
+            scene = random_scene(rng, dice, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
         tray = render_tray(scene, rng)
         start = time.perf_counter()
         dice = reader.read(tray.frame).dice
@@ -154,7 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=40, help="fresh frames per die size (default 40)")
     parser.add_argument("--photos", type=int, default=0, help="read at most this many other photos per real folder (0: all)")
     parser.add_argument("--seed", type=int, default=9100, help="first seed (default 9100, never used by the tests)")
+    parser.add_argument("--no-embedding", action="store_true", help="read with the exemplars alone")
     args = parser.parse_args(argv)
+    if args.no_embedding:
+        import calibration.profiles
+
+        calibration.profiles.shared_embedding = lambda: None
     out: dict[str, Any] = {"hero": {}, "real": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for n, die_px in enumerate((48.0, 60.0, 80.0)):
@@ -162,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             profile = hero_profile(Path(tmp) / f"hero-{int(die_px)}", die_px, seed)
             own, times = hero_reads(profile, HERO, die_px, seed + 1, args.frames)
             foreign, _ = hero_reads(profile, FOREIGN, die_px, seed + 2, args.frames // 2)
+            elsewhere, _ = hero_reads(profile, HERO, die_px, seed + 3, args.frames, varied=True)
+            foreign_elsewhere, _ = hero_reads(profile, FOREIGN, die_px, seed + 4, args.frames // 2, varied=True)
             seen = sum(own.values())
             told = own["right"] + own["wrong number"] + own["wrong symbol"]
             foreign_seen = foreign["read"] + foreign["unreadable"]
@@ -176,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
                 "foreign_unreadable": round(foreign["unreadable"] / max(1, foreign_seen), 4),
                 "foreign_missed": foreign["missed"],
                 "ms_per_frame": round(float(np.mean(times)), 1),
+                "other_table": {
+                    "outcome": dict(elsewhere),
+                    "right_of_all_dice": round(elsewhere["right"] / max(1, sum(elsewhere.values())), 4),
+                    "foreign_unreadable": round(foreign_elsewhere["unreadable"] / max(1, foreign_elsewhere["read"] + foreign_elsewhere["unreadable"]), 4),
+                },
             }
             print(json.dumps({f"hero {int(die_px)}px": out["hero"][f"{int(die_px)}px"]}), file=sys.stderr, flush=True)
         for name in ("real-d6", "byler-d6-train"):

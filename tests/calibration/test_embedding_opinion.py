@@ -1,0 +1,101 @@
+"""The learned face embedding beside a profile's exemplars: where its opinion decides, and where not."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hardware.sim import DieDesign, DieStyle, render_face
+from vision.face_embedding import EMBEDDING_FILE, RECORD_FILE, EmbeddingOpinion, FaceEmbedding, shared_embedding
+from vision.learned import MODEL_DIR, ModelError
+from vision.profile_reader import CalibratedFace, FaceMatch, ProfileClassifier
+from vision.types import DieStatus
+
+
+def _classifier(opinion: EmbeddingOpinion) -> ProfileClassifier:
+    embedding = shared_embedding()
+    assert embedding is not None
+    faces = [CalibratedFace("sword-1", 1, "sword"), CalibratedFace("sword-2", 2, "sword"), CalibratedFace("heart-4", 4, "heart")]
+    design = DieDesign.barbarian()
+    crops = {1: 1, 2: 2, 4: 4}
+    pairs = [(face, [render_face(design, DieStyle(), crops[face.value], 96, rng=np.random.default_rng(s)) for s in range(3)]) for face in faces]
+    classifier = ProfileClassifier(pairs, embedding=embedding)
+    classifier.embedding = _with_opinion(embedding, opinion)
+    return classifier
+
+
+def _with_opinion(embedding: FaceEmbedding, opinion: EmbeddingOpinion) -> FaceEmbedding:
+    clone = object.__new__(FaceEmbedding)
+    clone.__dict__.update(embedding.__dict__)
+    clone.opinion = opinion
+    return clone
+
+
+def test_the_shipped_embedding_has_an_opinion() -> None:
+    embedding = shared_embedding()
+    assert embedding is not None
+    assert math.isfinite(embedding.opinion.veto) and math.isfinite(embedding.opinion.rescue) and embedding.opinion.floor < 1
+    assert 0.5 <= embedding.opinion.rescue_confidence < 1.0
+
+
+def test_the_embedding_places_shots_of_one_face_together() -> None:
+    classifier = _classifier(EmbeddingOpinion())
+    design = DieDesign.barbarian()
+    for value, index in ((1, 0), (2, 1), (4, 2)):
+        crop = render_face(design, DieStyle(), value, 96, rng=np.random.default_rng(50 + value))
+        similarities = classifier.similarities(crop)
+        assert similarities is not None
+        assert int(np.argmax(similarities)) == index
+
+
+def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() -> None:
+    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
+    sword_1, sword_2, _heart = classifier.faces
+    read = FaceMatch(sword_1, DieStatus.OK, 0.8, 0.01, 0.01, "sword-2")
+    weighed = classifier._weigh(read, np.array([0.5, 0.75, 0.1]), classifier.embedding.opinion)  # type: ignore[union-attr]
+    assert not weighed.ok and weighed.candidates == (sword_1, sword_2)
+    assert weighed.reason == "sword 1 or 2"
+    # a small lead is no veto
+    assert classifier._weigh(read, np.array([0.5, 0.55, 0.1]), classifier.embedding.opinion).ok  # type: ignore[union-attr]
+
+
+def test_an_unsure_read_is_settled_only_among_its_candidates() -> None:
+    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
+    sword_1, sword_2, heart = classifier.faces
+    opinion = classifier.embedding.opinion  # type: ignore[union-attr]
+    unsure = FaceMatch(sword_1, DieStatus.UNREADABLE, 0.5, 0.01, 0.0, "sword-2", (sword_1, sword_2))
+    settled = classifier._weigh(unsure, np.array([0.2, 0.9, 0.1]), opinion)
+    assert settled.ok and settled.face == sword_2 and settled.confidence == 0.9
+    # the embedding prefers a face that is no candidate: still unsure
+    assert not classifier._weigh(unsure, np.array([0.2, 0.1, 0.9]), opinion).ok
+    # a crop like no face to the exemplars is read only when the embedding finds it very alike
+    far = FaceMatch(sword_1, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-2")
+    assert not classifier._weigh(far, np.array([0.85, 0.1, 0.1]), opinion).ok
+    assert classifier._weigh(far, np.array([0.95, 0.1, 0.1]), opinion).face == sword_1
+
+
+def test_without_an_embedding_file_profiles_read_by_exemplars_alone(tmp_path: Path) -> None:
+    for name in ("dice-detector.onnx", "dice-faces.onnx", "model.json"):
+        shutil.copy(MODEL_DIR / name, tmp_path / name)
+    assert shared_embedding(tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    "opinion, message",
+    [({"veto": 0.1}, "'opinion' must give"), ({"veto": -1, "rescue": 0.2, "rescue_confidence": 0.9, "floor": 0.9}, "'opinion' must give"),
+     ({"veto": 0.1, "rescue": 0.2, "rescue_confidence": 1.5, "floor": 0.9}, "'opinion' must give"), ("high", "'opinion' must give")],
+)  # fmt: skip
+def test_a_malformed_record_is_refused_naming_the_file(tmp_path: Path, opinion: object, message: str) -> None:
+    shutil.copy(MODEL_DIR / EMBEDDING_FILE, tmp_path / EMBEDDING_FILE)
+    (tmp_path / RECORD_FILE).write_text(json.dumps({"opinion": opinion}))
+    with pytest.raises(ModelError, match=message) as error:
+        FaceEmbedding(tmp_path)
+    assert RECORD_FILE in str(error.value)
+    (tmp_path / RECORD_FILE).write_text("{not json")
+    with pytest.raises(ModelError, match=RECORD_FILE):
+        FaceEmbedding(tmp_path)
