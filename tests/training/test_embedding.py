@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,13 +29,9 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return train, identity_crops(3, views=3, seed=12, miscut=0.3).save(folder / "val.npz")
 
 
-def test_export_matches_the_network(tmp_path: Path) -> None:
+def test_export_matches_the_network(tmp_path: Path, settled: Any) -> None:
     torch.manual_seed(5)
-    net = FaceEmbedder()
-    net.train()
-    with torch.no_grad():
-        net(torch.randn(16, 1, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE))
-    net.eval()
+    net = settled(FaceEmbedder(), torch.randn(16, 1, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE))
     export_onnx(net, torch.zeros(1, 1, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE), tmp_path / EMBEDDING_FILE)
     squares = np.random.default_rng(0).uniform(0, 255, (5, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE)).astype(np.float32)
     with torch.no_grad():

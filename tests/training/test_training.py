@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,14 +29,9 @@ def _ort(path: Path, x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("shape", [(1, 3, 256, 320), (2, 3, 96, 160)])
-def test_detector_export_matches_the_network(tmp_path: Path, shape: tuple[int, ...]) -> None:
+def test_detector_export_matches_the_network(tmp_path: Path, shape: tuple[int, ...], settled: Any) -> None:
     torch.manual_seed(3)
-    net = DiceDetector()
-    # make batch norm do something, as after training
-    net.train()
-    with torch.no_grad():
-        net(torch.rand(4, 3, 128, 128))
-    net.eval()
+    net = settled(DiceDetector(), torch.rand(4, 3, 128, 128))
     export_onnx(net, torch.zeros(1, 3, 256, 320), tmp_path / "d.onnx")
     x = torch.rand(*shape)
     with torch.no_grad():
@@ -43,13 +39,9 @@ def test_detector_export_matches_the_network(tmp_path: Path, shape: tuple[int, .
     np.testing.assert_allclose(_ort(tmp_path / "d.onnx", x.numpy()), expected, atol=2e-4, rtol=1e-3)
 
 
-def test_face_export_matches_the_network(tmp_path: Path) -> None:
+def test_face_export_matches_the_network(tmp_path: Path, settled: Any) -> None:
     torch.manual_seed(4)
-    net = FaceNet()
-    net.train()
-    with torch.no_grad():
-        net(torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
-    net.eval()
+    net = settled(FaceNet(), torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
     export_onnx(net, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), tmp_path / "f.onnx")
     x = torch.rand(7, 3, CROP_SIZE, CROP_SIZE)
     with torch.no_grad():
