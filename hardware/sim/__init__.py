@@ -42,13 +42,17 @@ The pieces:
   ``.pips_with_emblem(6, "star")``, ``.hero(name, {1: "sword", ...})``,
   ``.from_symbols(hero.id, hero.faces)`` (any ``rules`` hero; face labels ``SYMBOL-N``),
   ``.barbarian()`` (``sword-1`` .. ``sword-3``, ``heart-4``, ``heart-5``, ``strength-6`` drawn as
-  a pow burst), ``.moon_elf()``, ``.shadow_thief()``. Glyphs: :data:`GLYPH_NAMES`.
+  a pow burst), ``.moon_elf()``, ``.shadow_thief()``. Glyphs: :data:`GLYPH_NAMES`, and
+  ``doodle-N`` for made-up artwork drawn from seed N.
 - :func:`render_face` ``(design, style, value, size)``: a square crop of one die, face up, for
   calibration tests.
 - :func:`write_labelled_folder` ``(dir, n_images, seed, ...)``: JPEGs plus ``labels.json`` in the
   DESIGN.md format (``face`` is ``pips``/``numeral``, or the face label for a symbol face, which
   also gets a ``symbol`` key). :func:`write_face_folders` ``(dir, design, style, per_face, seed)``:
   one folder of crops per face label.
+- Training data for the learned models: :mod:`hardware.sim.training` (trays of any dice, for the
+  reader) and :mod:`hardware.sim.identity` (the faces of made-up die sets, each crop knowing which
+  face it shows, for the face embedding).
 - :class:`SimulatedTraySource` ``(seed, *, n_dice, script, auto_roll, width, height, fps, hold_s,
   roll_s, tilt_deg, design, style, background, clock, pace, sleep)``: the tray as a live camera (also in
   :mod:`hardware.camera`). Dice are picked up by a hand, thrown in over the near edge, tumble with
