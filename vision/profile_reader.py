@@ -584,7 +584,8 @@ class ProfileClassifier:
 
         With an embedding, its opinion weighs in (:class:`~vision.face_embedding.EmbeddingOpinion`):
         a read it surely places on another face is ``unreadable`` with both as candidates, and an
-        unsure read whose candidates hold the face it surely prefers is read as that face.
+        unsure read it surely places on one face (one of the candidates, if there are any) is read
+        as that face.
 
         :raises InvalidFrameError: when ``crop`` is not a non-empty uint8 image.
         """
@@ -603,15 +604,16 @@ class ProfileClassifier:
         preferred = self.faces[int(order[0])]
         lead = float(similarities[order[0]] - similarities[order[1]])
         if found.ok and found.face is not None and preferred != found.face:
-            behind = float(similarities[order[0]] - similarities[self.faces.index(found.face)])
-            if behind >= opinion.veto:
+            own = float(similarities[self.faces.index(found.face)])
+            # A face without exemplars (a pip face the pip reader read) is not the embedding's to judge.
+            if np.isfinite(own) and float(similarities[order[0]]) - own >= opinion.veto:
                 return dataclasses.replace(found, status=DieStatus.UNREADABLE, candidates=(found.face, preferred), runner_up=preferred.label)
             return found
         if found.ok or lead < opinion.rescue or (found.candidates and preferred not in found.candidates):
             return found
         # Unsure between faces, one of them the face it surely prefers; or like none of them to
-        # the exemplars (other light, another tray) while the embedding finds one face very alike:
-        # a face of another set is never that alike (docs/calibration.md has the figures).
+        # the exemplars (other light, another tray) while the embedding finds one face very alike,
+        # as a face of another set or a badly cut crop rarely is (docs/calibration.md).
         if found.distance <= self.settings.accept_distance or float(similarities[order[0]]) >= opinion.floor:
             return FaceMatch(preferred, DieStatus.OK, opinion.rescue_confidence, found.distance, found.margin, found.runner_up)
         return found

@@ -64,6 +64,20 @@ def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() 
     assert classifier._weigh(read, np.array([0.5, 0.55, 0.1]), classifier.embedding.opinion).ok  # type: ignore[union-attr]
 
 
+def test_a_face_without_exemplars_is_not_vetoed() -> None:
+    embedding = shared_embedding()
+    assert embedding is not None
+    design = DieDesign.barbarian()
+    sword = CalibratedFace("sword-1", 1, "sword")
+    six = CalibratedFace("6", 6, pips=True)  # read by the pip reader: no photos
+    heart = CalibratedFace("heart-4", 4, "heart")
+    pairs = [(face, [render_face(design, DieStyle(), face.value, 96, rng=np.random.default_rng(s)) for s in range(3)]) for face in (sword, heart)]
+    classifier = ProfileClassifier([pairs[0], (six, []), pairs[1]], embedding=embedding)
+    opinion = EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9)
+    by_pips = FaceMatch(six, DieStatus.OK, 0.95, 1.0, 0.0)
+    assert classifier._weigh(by_pips, np.array([0.9, -np.inf, 0.1]), opinion).ok
+
+
 def test_an_unsure_read_is_settled_only_among_its_candidates() -> None:
     classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
     sword_1, sword_2, heart = classifier.faces
