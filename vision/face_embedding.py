@@ -47,7 +47,8 @@ class EmbeddingOpinion:
     every other face, when that face is among the exemplars' candidates (if they name any) and
     either the exemplars find the crop within the profile's accept distance or the embedding finds
     it at least ``floor`` alike; it is read with ``rescue_confidence`` (the fraction of such reads
-    right where these numbers were chosen).
+    right where these numbers were chosen). A crop the exemplars find like no face, ``floor``
+    alike to a few faces and ``rescue`` or more from the others, gets those few as candidates.
     """
 
     veto: float = math.inf

@@ -585,7 +585,8 @@ class ProfileClassifier:
         With an embedding, its opinion weighs in (:class:`~vision.face_embedding.EmbeddingOpinion`):
         a read it surely places on another face is ``unreadable`` with both as candidates, and an
         unsure read it surely places on one face (one of the candidates, if there are any) is read
-        as that face.
+        as that face, and a crop like no face to the exemplars that it finds very alike to a few
+        faces and far from the rest is ``unreadable`` with those few as candidates.
 
         :raises InvalidFrameError: when ``crop`` is not a non-empty uint8 image.
         """
@@ -609,7 +610,19 @@ class ProfileClassifier:
             if np.isfinite(own) and float(similarities[order[0]]) - own >= opinion.veto:
                 return dataclasses.replace(found, status=DieStatus.UNREADABLE, candidates=(found.face, preferred), runner_up=preferred.label)
             return found
-        if found.ok or lead < opinion.rescue or (found.candidates and preferred not in found.candidates):
+        if found.ok:
+            return found
+        best = float(similarities[order[0]])
+        if lead < opinion.rescue:
+            if found.candidates or best < opinion.floor:
+                return found
+            # Like no face to the exemplars, very alike to a few faces to the embedding and far
+            # from the rest: one of those few (a symbol whose number is blurred, say), not unknown.
+            close = tuple(self.faces[int(i)] for i in order if similarities[int(i)] > best - opinion.rescue)
+            if len(close) == int(np.isfinite(similarities).sum()):
+                return found  # alike to every face: that says nothing
+            return dataclasses.replace(found, face=preferred, candidates=close, runner_up=close[1].label)
+        if found.candidates and preferred not in found.candidates:
             return found
         # Unsure between faces, one of them the face it surely prefers; or like none of them to
         # the exemplars (other light, another tray) while the embedding finds one face very alike,

@@ -64,6 +64,20 @@ def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() 
     assert classifier._weigh(read, np.array([0.5, 0.55, 0.1]), classifier.embedding.opinion).ok  # type: ignore[union-attr]
 
 
+def test_a_crop_like_no_face_to_the_exemplars_but_close_to_a_few_gets_them_as_candidates() -> None:
+    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
+    sword_1, sword_2, heart = classifier.faces
+    opinion = classifier.embedding.opinion  # type: ignore[union-attr]
+    far = FaceMatch(heart, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-1")
+    # the two swords very alike, the heart far: one of the swords, its number unsure
+    either = classifier._weigh(far, np.array([0.95, 0.93, 0.2]), opinion)
+    assert not either.ok and set(either.candidates) == {sword_1, sword_2}
+    assert either.reason == "sword 1 or 2"
+    # not alike enough, or the rest not far enough: still like no face
+    assert not classifier._weigh(far, np.array([0.85, 0.84, 0.2]), opinion).candidates
+    assert not classifier._weigh(far, np.array([0.95, 0.93, 0.8]), opinion).candidates
+
+
 def test_a_face_without_exemplars_is_not_vetoed() -> None:
     embedding = shared_embedding()
     assert embedding is not None
