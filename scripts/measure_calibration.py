@@ -91,10 +91,7 @@ def hero_reads(
         start = time.perf_counter()
         dice = reader.read(tray.frame).dice
         times.append((time.perf_counter() - start) * 1000.0)
-        for truth in tray.truth:
-            if truth.status is not DieStatus.OK:
-                continue
-            die = truth.found_in(dice)
+        for truth, die in tray.found_in(dice):
             if die is None:
                 outcome["missed"] += 1
                 continue

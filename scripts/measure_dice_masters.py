@@ -73,11 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(15):
             scene = random_scene(rng, int(rng.integers(1, 5)), designs=[design], styles=[style], tilt_deg=0, background=WOOD, die_px=DIE_PX)
             tray = render_tray(scene, rng)
-            dice = reader.read(tray.frame).dice
-            for truth in tray.truth:
-                if truth.status is not DieStatus.OK:
-                    continue
-                die = truth.found_in(dice)
+            for truth, die in tray.found_in(reader.read(tray.frame).dice):
                 if die is None:
                     outcome["missed"] += 1
                 elif not die.ok:

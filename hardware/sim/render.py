@@ -101,6 +101,11 @@ class RenderedTray:
         ok = sorted((t for t in self.truth if t.status is DieStatus.OK), key=lambda t: (t.box[0], t.box[1]))
         return tuple(t.value for t in ok)
 
+    def found_in(self, dice: Sequence[DieReading]) -> list[tuple[DieTruth, DieReading | None]]:
+        """Each die a reader should read (status ``ok``) with the reading of ``dice`` in its box
+        (see :meth:`DieTruth.found_in`), ``None`` where the reader missed it."""
+        return [(t, t.found_in(dice)) for t in self.truth if t.status is DieStatus.OK]
+
     def reading(self, *, calibrated: bool = False) -> FrameReading:
         """What a perfect reader would report for this frame (see :meth:`DieTruth.reading`), dice
         left to right as the reader orders them."""

@@ -68,11 +68,7 @@ def tray_reads(
         count = int(rng.integers(1, 6))
         scene = random_scene(rng, count, designs=[design], styles=[style or DieStyle()], tilt_deg=0, background=background, die_px=die_px)
         tray = render_tray(scene, rng)
-        dice = reader.read(tray.frame).dice
-        for truth in tray.truth:
-            if truth.status is not DieStatus.OK:
-                continue
-            hit = truth.found_in(dice)
+        for truth, hit in tray.found_in(reader.read(tray.frame).dice):
             if hit is None:
                 outcome.append(("missed", 0.0))
             elif hit.status is DieStatus.OCCLUDED:
