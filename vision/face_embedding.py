@@ -8,8 +8,8 @@ apart, most of all faces that differ only in a small corner number; so it compar
 never shown. It reads :func:`vision.profile_reader.face_square` squares, turned as the crop lies.
 
 ``face-embedding.onnx`` lives beside the learned reader's networks (:data:`vision.learned.MODEL_DIR`);
-``model.json`` there names its input size and the similarity the matcher needs
-(``embedding`` key).
+``face-embedding.json`` beside it records how it was trained, its figures and how sure it must be
+to weigh in (:class:`EmbeddingOpinion`).
 
 >>> embedding = FaceEmbedding()                              # doctest: +SKIP
 >>> embedding.embed(squares).shape                           # doctest: +SKIP
@@ -21,14 +21,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from vision.learned import MODEL_DIR, ModelError, onnx_session
+from vision.learned import MODEL_DIR, ModelError, one_per_folder, onnx_session
 
 F32 = npt.NDArray[np.float32]
 
@@ -64,7 +64,7 @@ class EmbeddingOpinion:
     def of_record(cls, record: object, path: Path) -> EmbeddingOpinion:
         """The ``opinion`` of a record (a parsed :data:`RECORD_FILE`); none: the embedding never decides.
 
-        :raises ModelError: the opinion is not three numbers in range.
+        :raises ModelError: the opinion is not four numbers in range.
         """
         opinion = record.get("opinion") if isinstance(record, dict) else None
         if opinion is None:
@@ -116,8 +116,15 @@ class FaceEmbedding:
         return out
 
 
+def turned_embeddings(embed: Callable[[F32], F32], squares: F32) -> F32:
+    """What ``embed`` makes of each square in its four quarter turns, in one batch: N x 4 x D
+    (turn 0 the square as given)."""
+    turns = np.stack([np.rot90(squares, k, axes=(1, 2)) for k in range(4)], axis=1)
+    flat = embed(np.ascontiguousarray(turns.reshape(-1, *squares.shape[1:])))
+    return flat.reshape(len(squares), 4, -1)
+
+
 _shared: dict[Path, FaceEmbedding | None] = {}
-_shared_lock = threading.Lock()
 
 
 def shared_embedding(folder: str | os.PathLike[str] | None = None) -> FaceEmbedding | None:
@@ -126,8 +133,4 @@ def shared_embedding(folder: str | os.PathLike[str] | None = None) -> FaceEmbedd
 
     :raises ModelError: the file is there but not a usable network, or its record is malformed.
     """
-    key = Path(folder).resolve() if folder is not None else MODEL_DIR
-    with _shared_lock:
-        if key not in _shared:
-            _shared[key] = FaceEmbedding(key) if (key / EMBEDDING_FILE).is_file() else None
-        return _shared[key]
+    return one_per_folder(_shared, folder, lambda key: FaceEmbedding(key) if (key / EMBEDDING_FILE).is_file() else None)

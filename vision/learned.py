@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -227,19 +227,27 @@ class LearnedModel:
         return probs
 
 
-_shared_models: dict[Path, LearnedModel] = {}
+_Loaded = TypeVar("_Loaded")
 _shared_lock = threading.Lock()
 
 
-def shared_model(folder: str | os.PathLike[str] | None = None) -> LearnedModel:
-    """One loaded model per folder for the whole process (ONNX Runtime's inference objects are safe
-    to share across threads)."""
+def one_per_folder(cache: dict[Path, _Loaded], folder: str | os.PathLike[str] | None, load: Callable[[Path], _Loaded]) -> _Loaded:
+    """What ``load`` makes of a model folder (default :data:`MODEL_DIR`), loaded once per folder
+    for the whole process into ``cache`` (ONNX Runtime's inference objects are safe to share
+    across threads)."""
     key = Path(folder).resolve() if folder is not None else MODEL_DIR
     with _shared_lock:
-        model = _shared_models.get(key)
-        if model is None:
-            model = _shared_models[key] = LearnedModel(key)
-        return model
+        if key not in cache:
+            cache[key] = load(key)
+        return cache[key]
+
+
+_shared_models: dict[Path, LearnedModel] = {}
+
+
+def shared_model(folder: str | os.PathLike[str] | None = None) -> LearnedModel:
+    """One loaded model per folder for the whole process."""
+    return one_per_folder(_shared_models, folder, LearnedModel)
 
 
 class LearnedReader:

@@ -43,7 +43,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
-from vision.face_embedding import EmbeddingOpinion, FaceEmbedding
+from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
 from vision.imageio import Frame, check_frame
 from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice, lies_on
 from vision.types import DieStatus
@@ -504,9 +504,7 @@ class ProfileClassifier:
         self._embedded: FloatArray | None = None
         if embedding is not None and len(self._owner):
             squares = np.stack([face_square(crop) for _face, crops in faces for crop in crops])
-            turns = np.stack([np.rot90(squares, k, axes=(1, 2)) for k in range(4)], axis=1)
-            flat = embedding.embed(np.ascontiguousarray(turns.reshape(-1, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE)))
-            self._embedded = flat.reshape(len(squares), 4, -1)
+            self._embedded = turned_embeddings(embedding.embed, squares)
 
     def __repr__(self) -> str:
         labels = ", ".join(face.label for face in self.faces)

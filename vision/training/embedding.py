@@ -29,7 +29,7 @@ import numpy.typing as npt
 import torch
 
 from vision.errors import DatasetError
-from vision.face_embedding import EMBEDDING_FILE, embedding_input
+from vision.face_embedding import EMBEDDING_FILE, RECORD_FILE, embedding_input, turned_embeddings
 from vision.profile_reader import DESCRIPTOR_SIZE, face_square
 from vision.training.nets import FaceEmbedder
 from vision.training.train import export_onnx
@@ -38,7 +38,6 @@ F32 = npt.NDArray[np.float32]
 I32 = npt.NDArray[np.int32]
 
 CHECKPOINT = "embedding.ckpt"
-RECORD = "face-embedding.json"
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,8 @@ class EmbedConfig:
     width: int = 32
     dim: int = 64
     seed: int = 0
-    checkpoint_every: int = 250
+    #: Each checkpoint also measures the val sets: a few seconds a time.
+    checkpoint_every: int = 1000
     threads: int = 2
 
 
@@ -171,13 +171,6 @@ def embed_with(net: torch.nn.Module) -> Callable[[F32], F32]:
     return embed
 
 
-def turned_embeddings(embed: Callable[[F32], F32], squares: F32) -> F32:
-    """Embeddings of each square in its four quarter turns: N x 4 x D."""
-    turns = np.stack([np.rot90(squares, k, axes=(1, 2)) for k in range(4)], axis=1)
-    flat = embed(np.ascontiguousarray(turns.reshape(-1, *squares.shape[1:])))
-    return flat.reshape(len(squares), 4, -1)
-
-
 @dataclass(frozen=True)
 class FewShotReads:
     """Every held-out read of :func:`few_shot_reads`: for each shot of a face, its similarity to
@@ -190,11 +183,13 @@ class FewShotReads:
     miscut_lead: npt.NDArray[np.float64]
 
 
-def few_shot_reads(embed: Callable[[F32], F32], shots: FaceShots, k: int) -> FewShotReads:
+def few_shot_reads(embed: Callable[[F32], F32], shots: FaceShots, k: int, *, turned: F32 | None = None) -> FewShotReads:
     """The first ``k`` shots of each face of each die set as exemplars (in four turns), every
-    other shot and badly cut crop of the set read against them."""
-    vectors = embed(shots.squares)
-    turned = turned_embeddings(embed, shots.squares)
+    other shot and badly cut crop of the set read against them. ``turned``: the shots'
+    :func:`~vision.face_embedding.turned_embeddings` already made (one embedding serves every ``k``)."""
+    if turned is None:
+        turned = turned_embeddings(embed, shots.squares)
+    vectors = turned[:, 0]  # turn 0 is each shot as it lies
     own: list[float] = []
     rival: list[float] = []
     miscut_best: list[float] = []
@@ -221,8 +216,10 @@ def few_shot(embed: Callable[[F32], F32], shots: FaceShots, k: int) -> dict[str,
     the median lead of its own face over the closest other, the 1st percentile of a shot's
     similarity to its own face (``own_p01``) and the 99th of a badly cut crop's to the closest
     face of its set (``miscut_p99``)."""
-    reads = few_shot_reads(embed, shots, k)
+    return _summary(few_shot_reads(embed, shots, k))
 
+
+def _summary(reads: FewShotReads) -> dict[str, float]:
     def quantile(values: npt.NDArray[np.float64], q: float) -> float:
         return float(np.quantile(values, q)) if len(values) else 0.0
 
@@ -319,17 +316,19 @@ def train_embedding(
     net.eval()
     export_onnx(net, torch.zeros(1, 1, DESCRIPTOR_SIZE, DESCRIPTOR_SIZE), out / EMBEDDING_FILE)
     embed = embed_with(net)
+    turned = turned_embeddings(embed, val.squares)
+    reads = {k: few_shot_reads(embed, val, k, turned=turned) for k in (1, 2, 4)}
     record: dict[str, Any] = {
         "config": asdict(config),
         "data": data or {"train": str(train_file), "val": str(val_file)},
         "train_shots": len(train.squares),
-        "val": {f"{k}_shots": few_shot(embed, val, k) for k in (1, 2, 4)},
+        "val": {f"{k}_shots": _summary(r) for k, r in reads.items()},
         # Chosen on two shots a face: fewer than a profile is built from, so the numbers hold there.
-        "opinion": choose_opinion(few_shot_reads(embed, val, 2)),
+        "opinion": choose_opinion(reads[2]),
     }
-    (out / RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
+    (out / RECORD_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
     log(f"embedding: {json.dumps(record['val'])}")
     return record
 
 
-__all__ = ["EmbedConfig", "FaceShots", "FewShotReads", "augment", "choose_opinion", "few_shot", "few_shot_reads", "supervised_contrastive", "train_embedding", "turned_embeddings"]
+__all__ = ["EmbedConfig", "FaceShots", "FewShotReads", "augment", "choose_opinion", "few_shot", "few_shot_reads", "supervised_contrastive", "train_embedding"]
