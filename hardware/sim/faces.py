@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from hardware.errors import HardwareError
-from hardware.sim.glyphs import DOODLE, GLYPH_NAMES, UnknownGlyph, draw_glyph, is_glyph
+from hardware.sim.glyphs import DOODLE, GLYPH_NAMES, UnknownGlyph, draw_glyph, draw_text, is_glyph
 
 Colour = tuple[int, int, int]
 
@@ -419,14 +419,8 @@ def face_texture(design: DieDesign, style: DieStyle, value: int, res: int) -> tu
 
 
 def _draw_text(img: np.ndarray, text: str, centre: tuple[float, float], height: float, colour: Colour, underline: bool) -> None:
-    font = cv2.FONT_HERSHEY_DUPLEX
-    base_h = cv2.getTextSize(text, font, 1.0, 1)[0][1]
-    scale = height / max(base_h, 1)
     thickness = max(1, round(height / 7))
-    (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
     res = img.shape[0]
-    x = round(centre[0] * res - w / 2)
-    y = round(centre[1] * res + h / 2)
-    cv2.putText(img, text, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
+    x, y, w = draw_text(img, text, cv2.FONT_HERSHEY_DUPLEX, (centre[0] * res, centre[1] * res), height, colour, thickness)
     if underline:
         cv2.line(img, (x, y + thickness * 2), (x + w, y + thickness * 2), colour, thickness, cv2.LINE_AA)

@@ -62,13 +62,22 @@ class _Pen:
 
     def letter(self, text: str, font: int, cx: float, cy: float, height: float) -> None:
         """``text`` in Hershey ``font``, ``height`` of the unit square tall, centred at (cx, cy)."""
-        base_w, base_h = cv2.getTextSize(text, font, 1.0, 1)[0]
-        scale = height * self.size / max(base_h, 1)
-        thickness = max(1, round(height * self.size / 8))
-        (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
-        x = round(self.ox + cx * self.size - w / 2)
-        y = round(self.oy + cy * self.size + h / 2)
-        cv2.putText(self.img, text, (x, y), font, scale, self.ink, thickness, cv2.LINE_AA)
+        px = height * self.size
+        draw_text(self.img, text, font, (self.ox + cx * self.size, self.oy + cy * self.size), px, self.ink, max(1, round(px / 8)))
+
+
+def draw_text(
+    img: np.ndarray, text: str, font: int, centre: tuple[float, float], height: float, colour: Colour, thickness: int
+) -> tuple[int, int, int]:
+    """``text`` in Hershey ``font``, ``height`` px tall, centred at ``centre`` (px), drawn into
+    ``img`` in place. Returns where its baseline starts (x, y) and its width."""
+    base_h = cv2.getTextSize(text, font, 1.0, 1)[0][1]
+    scale = height / max(base_h, 1)
+    (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
+    x = round(centre[0] - w / 2)
+    y = round(centre[1] + h / 2)
+    cv2.putText(img, text, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
+    return x, y, w
 
 
 def _sword(p: _Pen) -> None:

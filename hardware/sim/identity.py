@@ -29,10 +29,12 @@ from hardware.sim.glyphs import DOODLE, GLYPH_NAMES
 from hardware.sim.render import render_tray
 from hardware.sim.scene import InvalidScene, random_scene
 from hardware.sim.training import random_lighting, random_optics, random_style, random_tray
+from vision.detect import CROP_SIZE
+from vision.profile_reader import square_crop
 from vision.types import DieStatus
 
-#: Side of the grey crops written (the profile reader's face crop, :data:`vision.detect.CROP_SIZE`).
-CROP = 64
+#: Side of the grey crops written: the profile reader's face crop.
+CROP = CROP_SIZE
 
 #: The identity of a crop cut badly on purpose.
 MISCUT = -1
@@ -84,11 +86,14 @@ def random_artwork_design(rng: np.random.Generator) -> DieDesign:
     return DieDesign(name, tuple(faces))
 
 
-def _square(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    target = np.array([[0, 0], [CROP - 1, 0], [CROP - 1, CROP - 1], [0, CROP - 1]], np.float32)
-    matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
-    warped = cv2.warpPerspective(frame, matrix, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY))
+def _grey_square(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The quadrilateral ``corners`` of ``frame`` as the profile reader cuts a face, in grey."""
+    return np.asarray(cv2.cvtColor(square_crop(frame, corners), cv2.COLOR_BGR2GRAY))
+
+
+def _side(quad: np.ndarray) -> float:
+    """The mean side of a quadrilateral."""
+    return float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
 
 
 def miscut_face(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -97,7 +102,7 @@ def miscut_face(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -
     (1.6 to 2.2 times the face)."""
     quad = np.asarray(quad, np.float64)
     centre = quad.mean(axis=0)
-    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+    side = _side(quad)
     kind = rng.random()
     scale = 1.0
     if kind < 0.4:
@@ -109,7 +114,7 @@ def miscut_face(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -
     else:
         scale = float(rng.uniform(1.6, 2.2))
     corners = centre + (np.roll(quad, int(rng.integers(4)), axis=0) - quad.mean(axis=0)) * scale
-    return _square(frame, corners)
+    return _grey_square(frame, corners)
 
 
 def cut_face(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -117,7 +122,7 @@ def cut_face(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> n
     outlines cut it: in any quarter turn, each corner a little off; or, two times in five, the
     upright square round the face a detector gives, a little off in place and size."""
     quad = np.asarray(quad, np.float64)
-    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+    side = _side(quad)
     if rng.random() < 0.4:
         centre = quad.mean(axis=0) + rng.normal(0, 0.04 * side, 2)
         # The upright square a tilted face fits in is up to sqrt(2) times its side.
@@ -126,7 +131,7 @@ def cut_face(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> n
         corners = centre + half * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
     else:
         corners = np.roll(quad, int(rng.integers(4)), axis=0) + rng.normal(0, 0.035 * side, (4, 2))
-    return _square(frame, corners)
+    return _grey_square(frame, corners)
 
 
 @dataclass(frozen=True)
