@@ -45,7 +45,7 @@ from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
 from vision.imageio import Frame, check_frame
-from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice, lies_on
+from vision.learned import CLASSES, FoundDie, LearnedReader, lies_on
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1424,13 +1424,7 @@ class LearnedFaceFinder(FaceDetector):
         shared = _SHARED_LOOKS.get()
         if shared is not None and key in shared:
             return shared[key]
-        found = self.learned.find(frame)
-        big = find_big_dice(frame, self.learned.model.detect_raw, self.learned.min_score)
-        everything = found + big
-        probabilities = None
-        if everything:
-            probabilities = self.learned.model.face_probabilities(self.learned.model.crops(frame, everything))
-        look: _Look = (found, big, probabilities)
+        look: _Look = self.learned.look(frame)
         if shared is not None:
             shared[key] = look
         return look

@@ -215,3 +215,34 @@ def test_a_thinned_frame_is_every_step_th_pixel(shape: tuple[int, int, int], ste
         thinned = _every(source, step)
         assert thinned.flags.c_contiguous
         np.testing.assert_array_equal(thinned, source[::step, ::step])
+
+
+def test_a_second_look_reads_a_crop_alike_in_all_eight_ways_it_can_lie(reader: LearnedReader) -> None:
+    from vision.learned import turned_and_mirrored
+
+    frame = _trays(31, 1)[0].frame
+    found = reader.find(frame)
+    crops = reader.model.crops(frame, found[:6])
+    turned = reader.model.turned_face_probabilities(crops)
+    views = turned_and_mirrored(crops).reshape(8, *crops.shape)
+    assert len({v.tobytes() for v in views[:, 0]}) == 8  # eight different views of one crop
+    for view in views:
+        np.testing.assert_allclose(reader.model.turned_face_probabilities(np.ascontiguousarray(view)), turned, atol=1e-5)
+
+
+def test_only_unsure_dice_are_looked_at_again_and_no_die_stays_none(reader: LearnedReader) -> None:
+    looked_again = kept_none = 0
+    for tray in _trays(32, 8, n_dice=8, cocked=1, distractors=2):
+        found, big, probabilities = reader.look(tray.frame)
+        assert probabilities is not None and len(probabilities) == len(found) + len(big)
+        crops = reader.model.crops(tray.frame, found + big)
+        first = reader.model.face_probabilities(crops)
+        turned = reader.model.turned_face_probabilities(crops)
+        for p, once, again in zip(probabilities, first, turned):
+            if once.max() >= reader.min_confidence or reader.takes_for_no_die(once):
+                np.testing.assert_array_equal(p, once)
+                kept_none += reader.takes_for_no_die(once)
+            else:
+                np.testing.assert_allclose(p, again, atol=1e-6)
+                looked_again += 1
+    assert looked_again and kept_none
