@@ -221,18 +221,22 @@ class LearnedModel:
 
     def face_probabilities(self, crops: F32) -> F32:
         """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
-        return _softmax(self._logits(crops))
+        return softmax(self.face_logits(crops))
 
-    def turned_face_probabilities(self, crops: F32) -> F32:
-        """Class probabilities for a batch of crops each read in the four :data:`VIEWS` (a die's
-        face means the same in each), from the mean of their logits: a die the network is unsure
-        of in one view is often plain in the others."""
-        logits = self._logits(turned_and_mirrored(crops)).reshape(len(VIEWS), len(crops), -1)
-        return _softmax(logits.mean(axis=0))
-
-    def _logits(self, crops: F32) -> npt.NDArray[np.float64]:
+    def face_logits(self, crops: F32) -> npt.NDArray[np.float64]:
+        """The face network's tempered scores (N x len(CLASSES)) for a batch of crops."""
         logits: npt.NDArray[np.float64] = self._faces.run(None, {"image": crops})[0].astype(np.float64) / self.temperature
         return logits
+
+    def turned_face_probabilities(self, crops: F32, as_given: npt.NDArray[np.float64] | None = None) -> F32:
+        """Class probabilities for a batch of crops each read in the four :data:`VIEWS` (a die's
+        face means the same in each), from the mean of their scores: a die the network is unsure
+        of in one view is often plain in the others. ``as_given``: the crops' own scores
+        (:meth:`face_logits`), when already known, so that only the other views are run."""
+        if as_given is None:
+            as_given = self.face_logits(crops)
+        others = self.face_logits(turned_and_mirrored(crops, VIEWS[1:])).reshape(len(VIEWS) - 1, len(crops), -1)
+        return softmax((as_given + others.sum(axis=0)) / len(VIEWS))
 
 
 #: The views of a crop a second look reads, as (quarter turns, mirrored): its four quarter turns,
@@ -243,16 +247,18 @@ class LearnedModel:
 VIEWS: tuple[tuple[int, bool], ...] = ((0, False), (1, True), (2, False), (3, True))
 
 
-def turned_and_mirrored(crops: F32) -> F32:
-    """``crops`` (N x C x H x W) in each of the :data:`VIEWS`, view by view (4N x C x H x W)."""
-    views = []
-    for turns, mirrored in VIEWS:
+def turned_and_mirrored(crops: F32, views: Sequence[tuple[int, bool]] = VIEWS) -> F32:
+    """``crops`` (N x C x H x W) in each of ``views`` (quarter turns, mirrored), view by view
+    (len(views) N x C x H x W)."""
+    out = []
+    for turns, mirrored in views:
         view = np.rot90(crops, turns, axes=(2, 3))
-        views.append(view[:, :, :, ::-1] if mirrored else view)
-    return np.ascontiguousarray(np.concatenate(views))
+        out.append(view[:, :, :, ::-1] if mirrored else view)
+    return np.ascontiguousarray(np.concatenate(out))
 
 
-def _softmax(logits: npt.NDArray[np.float64]) -> F32:
+def softmax(logits: npt.NDArray[np.float64]) -> F32:
+    """Probabilities from scores, row by row."""
     shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
     probs: F32 = (shifted / shifted.sum(axis=1, keepdims=True)).astype(np.float32)
     return probs
@@ -322,12 +328,13 @@ class LearnedReader:
         if not found and not big:
             return found, big, None
         crops = self.model.crops(frame, found + big)
-        probabilities = self.model.face_probabilities(crops)
+        logits = self.model.face_logits(crops)
+        probabilities = softmax(logits)
         # A die the network is unsure of is read again turned and mirrored (VIEWS), but a place it
         # took for no die stays none: turned, a side face of an oblique die can pass for a top face.
         again = [i for i, p in enumerate(probabilities) if p.max() < self.min_confidence and not self.takes_for_no_die(p)]
         if again:
-            probabilities[again] = self.model.turned_face_probabilities(crops[again])
+            probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again])
         return found, big, probabilities
 
     # -- reading ----------------------------------------------------------------------------------
