@@ -10,8 +10,9 @@
 3. Reading time: the profile's reader against the plain reader on the same frames.
 
 Run: ``nice .venv/bin/python scripts/measure_calibration.py [--frames N] [--photos N] [--seed S]
-[--no-embedding]`` (a few minutes; prints one JSON object). ``--no-embedding`` reads with the
-exemplars alone, without the face embedding's opinion.
+[--no-embedding] [--shots N]`` (a few minutes; prints one JSON object). ``--no-embedding`` reads
+with the exemplars alone, without the face embedding's opinion; ``--shots`` builds each profile
+from N photos (or crops) per face instead of 5.
 """
 
 from __future__ import annotations
@@ -50,16 +51,16 @@ def faces_toml(design: DieDesign) -> str:
     return "\n".join(f'[faces.{f.label}]\nvalue = {f.value}\nsymbol = "{f.symbol}"\n' for f in design.faces)
 
 
-def hero_profile(folder: Path, die_px: float, seed: int) -> DieProfile:
-    """A profile from five tray photos per face of one die lying well inside the frame."""
+def hero_profile(folder: Path, die_px: float, seed: int, shots: int = SHOTS) -> DieProfile:
+    """A profile from ``shots`` tray photos per face of one die lying well inside the frame."""
     rng = np.random.default_rng(seed)
     counts: Counter[str] = Counter()
-    while min(counts[f.label] for f in HERO.faces) < SHOTS:
+    while min(counts[f.label] for f in HERO.faces) < shots:
         scene = random_scene(rng, 1, designs=[HERO], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
         tray = render_tray(scene, rng)
         truth = tray.truth[0]
         x, y, w, h = truth.box
-        if truth.status is not DieStatus.OK or counts[truth.face] >= SHOTS or min(x, y) < 30 or x + w > 600 or y + h > 440:
+        if truth.status is not DieStatus.OK or counts[truth.face] >= shots or min(x, y) < 30 or x + w > 600 or y + h > 440:
             continue
         (folder / truth.face).mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), tray.frame)
@@ -114,8 +115,8 @@ def hero_reads(
     return outcome, times
 
 
-def real_profile_and_rest(folder: Path, work: Path) -> tuple[DieProfile, Dataset]:
-    """A profile from five crops per face of ``folder`` (the die and a fifth of its size round it)
+def real_profile_and_rest(folder: Path, work: Path, shots: int = SHOTS) -> tuple[DieProfile, Dataset]:
+    """A profile from ``shots`` crops per face of ``folder`` (the die and a fifth of its size round it)
     and the photos none of them came from. real-d6's boxes are of the pips (a one's is the pip): the
     die the detector finds at the box is cut instead."""
     dataset = load_dataset(folder)
@@ -123,12 +124,12 @@ def real_profile_and_rest(folder: Path, work: Path) -> tuple[DieProfile, Dataset
     counts: Counter[int] = Counter()
     used = set()
     for item in sorted(dataset.images, key=lambda i: i.name):
-        if min(counts[v] for v in range(1, 7)) >= SHOTS:
+        if min(counts[v] for v in range(1, 7)) >= shots:
             break
         frame = item.load()
         found = detector.find(frame) if folder.name == "real-d6" else []
         for die in item.dice:
-            if counts[die.value] >= SHOTS:
+            if counts[die.value] >= shots:
                 continue
             x, y, w, h = die.box
             cx, cy, side = x + w / 2, y + h / 2, float(max(w, h))
@@ -165,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photos", type=int, default=0, help="read at most this many other photos per real folder (0: all)")
     parser.add_argument("--seed", type=int, default=9100, help="first seed (default 9100, never used by the tests)")
     parser.add_argument("--no-embedding", action="store_true", help="read with the exemplars alone")
+    parser.add_argument("--shots", type=int, default=SHOTS, help=f"photos or crops per face a profile is built from (default {SHOTS})")
     args = parser.parse_args(argv)
     if args.no_embedding:
         import calibration.profiles
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n, die_px in enumerate((48.0, 60.0, 80.0)):
             seed = args.seed + 10 * n
-            profile = hero_profile(Path(tmp) / f"hero-{int(die_px)}", die_px, seed)
+            profile = hero_profile(Path(tmp) / f"hero-{int(die_px)}", die_px, seed, args.shots)
             own, times = hero_reads(profile, HERO, die_px, seed + 1, args.frames)
             foreign, _ = hero_reads(profile, FOREIGN, die_px, seed + 2, args.frames // 2)
             elsewhere, _ = hero_reads(profile, HERO, die_px, seed + 3, args.frames, varied=True)
@@ -204,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             folder = DATA / name
             if not folder.is_dir():
                 continue
-            profile, rest = real_profile_and_rest(folder, Path(tmp) / name)
+            profile, rest = real_profile_and_rest(folder, Path(tmp) / name, args.shots)
             if args.photos:
                 rest = Dataset(rest.folder, rest.images[:: max(1, len(rest.images) // args.photos)][: args.photos])
             report = evaluate(rest, profile.reader().read, progress=None)
