@@ -257,17 +257,46 @@ def with_pip_faces(
     out: list[CalibratedFace] = []
     for face in faces:
         crops = exemplars.get(face.label, ())
-        if face.label not in given and not face.pips and crops:
-            # A shot read by either pip reader counts: the rule-based one reads clean pips on any
-            # body, the learned one the pips of coloured, marbled or small dice it cannot.
-            ruled, learned = [read_pips(crop) for crop in crops], read_pips_learned(crops)
-            shown = sum(1 for pair in zip(ruled, learned) if any(r is not None and r[0] == face.value for r in pair))
-            if shown >= PIP_FACE_SHARE * len(crops):
-                face = dataclasses.replace(face, pips=True)
+        if face.label not in given and not face.pips and crops and pip_reads(face, crops) >= PIP_FACE_SHARE * len(crops):
+            face = dataclasses.replace(face, pips=True)
         out.append(face)
     shown = sum(1 for face in out if face.pips)
     finder = "pips" if shown == len(out) else "pips+bodies" if shown else "bodies"
     return out, finder
+
+
+def pip_reads(face: CalibratedFace, crops: Sequence[Crop]) -> int:
+    """How many of ``crops`` a pip reader reads as ``face``'s own number. A shot read by either
+    counts: the rule-based one reads clean pips on any body, the learned one the pips of coloured,
+    marbled or small dice it cannot."""
+    ruled, learned = [read_pips(crop) for crop in crops], read_pips_learned(crops)
+    return sum(1 for pair in zip(ruled, learned) if any(r is not None and r[0] == face.value for r in pair))
+
+
+def numbered_faces_without_pips(profile: DieProfile) -> str | None:
+    """What to tell the player when faces of a set with pip faces are named by their number (``4``)
+    yet were not read as pips in enough of their photos, so are read by their photos alone (which
+    do not carry over to dice of other colours): which, how many of their photos were read as
+    pips, and what to do if they show pips. ``None`` when there are none, or in a profile loaded
+    without its shots."""
+    if profile.finder != "pips+bodies":
+        return None
+    unread = [
+        (face.label, pip_reads(face, crops), len(crops))
+        for face in profile.faces
+        if not face.pips and face.label == str(face.value) and (crops := profile.exemplars.get(face.label, ()))
+    ]
+    if not unread:
+        return None
+    listed = ", ".join(f"{label!r} (pips read in {shown} of {total} photos)" for label, shown, total in unread)
+    return (
+        f"read by their photos alone, not as pips: {listed}; if they show pips, give {SHOTS_FOR_HARD_PIPS} photos of each "
+        f"or add pips = true under [faces.N] in {FACES_FILE}"
+    )
+
+
+#: How many photos a face a player is asked for when its pips could not be read in fewer.
+SHOTS_FOR_HARD_PIPS = 5
 
 
 #: Faces given per face label when calibrating from a labelled folder of frames.

@@ -87,6 +87,11 @@ def run_die(args: argparse.Namespace) -> int:
         symbol = f" symbol {face.symbol}" if face.symbol else ""
         pips = " (pips)" if face.pips else ""
         print(f"  {face.label}: {face.value}{symbol}{pips}, {len(profile.exemplars.get(face.label, ()))} examples")
+    from calibration.build import numbered_faces_without_pips
+
+    unread = numbered_faces_without_pips(profile)
+    if unread:
+        print(f"  note: {unread}")
     print_unsure(profile)
     return 0
 

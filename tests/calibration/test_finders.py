@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.build import build_from_folder, with_pip_faces
+from calibration.build import build_from_folder, numbered_faces_without_pips, with_pip_faces
 from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
 from vision.profile_reader import BodyDetector, CalibratedFace, LearnedFaceFinder, TrayHint, paper_colour
 from vision.types import DieStatus
@@ -47,6 +47,25 @@ def test_a_pip_die_with_an_emblem_reads_on_a_tray_as_light_as_the_dice(emblem_pr
     assert total >= 100, outcome
     assert outcome["right"] >= 0.97 * total, outcome
     assert outcome["misread"] == 0, outcome
+
+
+def test_a_face_named_by_its_number_whose_photos_show_no_pips_is_reported(
+    tmp_path: Path, photos_on_tray: Callable[..., Path], emblem_profile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pip die whose 6 is an emblem, its photos in folders 1-6 with no faces.toml: the 6 is read
+    by its photos, and the player is told so and what to do if it shows pips."""
+    from firmware_host.cli import main
+
+    folder = photos_on_tray(tmp_path / "photos", EMBLEM, 60, seed=17)
+    (folder / "star").rename(folder / "6")
+    (folder / "faces.toml").unlink()
+    profile = build_from_folder("emblem", folder)
+    assert profile.finder == "pips+bodies" and [f.label for f in profile.faces if not f.pips] == ["6"]
+    note = numbered_faces_without_pips(profile)
+    assert note is not None and "'6' (pips read in 0 of 5 photos)" in note and "pips = true" in note, note
+    assert numbered_faces_without_pips(emblem_profile) is None  # its emblem is named "star", not by a number
+    assert main(["calibrate", "die", "emblem", "--from", str(folder)]) == 0
+    assert "note: read by their photos alone, not as pips: '6'" in capsys.readouterr().out
 
 
 def test_the_faces_file_decides_pips_over_the_examples() -> None:
