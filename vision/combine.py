@@ -4,7 +4,8 @@ The learned reader finds dice of any colour; the pip reader, where it finds a fa
 about white dice with dark pips and knows which face of an oblique die is the top. Combined, a die
 is read ``ok`` when the two agree, or when one reads it and the other has nothing to say (or is
 torn between two faces, one of which the pip reader read); a face the pip reader alone read inside
-a die the learned reader found is part of that die, not a die. Where both read it and disagree, the
+a die the learned reader found is part of that die, not a die, and a die the learned reader alone
+read where the pip reader saw a side face of a die it read (an oblique view) is that side face. Where both read it and disagree, the
 pip reader's count stands when it is the higher (it matched more pips in one layout), the learned
 reading when it is the higher and sure (:data:`SURE_LEARNED`); otherwise the die is ``unreadable``
 with both values as the reason (precision first).
@@ -13,6 +14,7 @@ with both values as the reason (precision first).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from vision.types import DieReading, DieStatus, FrameReading
 
@@ -23,6 +25,9 @@ SURE_LEARNED = 0.95
 #: A learned find this close to a face the pip reader read (in units of that face) but not matched
 #: to it is a side face or a pip of that die.
 PART_OF_DIE = 0.8
+#: A learned die whose centre is this close to a side face the pip reader saw (in units of the
+#: learned die) is that side face.
+ON_SIDE_FACE = 0.35
 
 
 def _centre(die: DieReading) -> tuple[float, float]:
@@ -40,8 +45,10 @@ def _inside(small: DieReading, big: DieReading) -> bool:
     return abs(sx - bx) < big.box[2] / 2 and abs(sy - by) < big.box[3] / 2
 
 
-def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
-    """The combined reading (dice left to right; ``ms`` is the sum of both)."""
+def combine(learned: FrameReading, pips: FrameReading, side_faces: Sequence[tuple[float, float]] = ()) -> FrameReading:
+    """The combined reading (dice left to right; ``ms`` is the sum of both). ``side_faces``: centres
+    of faces the pip reader took for side faces of the dice it read (an oblique view); a learned
+    die read there, and matched to no face the pip reader read, is that side face."""
     # every centre, size and distance once (a full tray has hundreds of pairs), as _distance has them
     learned_at = [_centre(l) for l in learned.dice]
     pips_at = [_centre(p) for p in pips.dice]
@@ -66,8 +73,11 @@ def combine(learned: FrameReading, pips: FrameReading) -> FrameReading:
             dice.append(_one_die(l, pips.dice[match[i]]))
             kept.append(l)
             continue
-        # A learned find on a face the pip reader read, but not that face: part of that die.
+        # A learned find on a face the pip reader read, but not that face: part of that die; or
+        # on what it saw as a side face of a die it read (the learned reader reads those as dice).
         if any(p.ok and apart[i][j] < PART_OF_DIE * pips_side[j] for j, p in enumerate(pips.dice)):
+            continue
+        if l.ok and any(math.hypot(learned_at[i][0] - sx, learned_at[i][1] - sy) < ON_SIDE_FACE * _side(l) for sx, sy in side_faces):
             continue
         dice.append(l)
         kept.append(l)

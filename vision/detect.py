@@ -145,6 +145,11 @@ class FaceDetector:
 
     def find(self, frame: Frame) -> list[FaceCandidate]:
         """Every top face in ``frame``, in no particular order."""
+        return self.find_with_side_faces(frame)[0]
+
+    def find_with_side_faces(self, frame: Frame) -> tuple[list[FaceCandidate], list[tuple[float, float]]]:
+        """Every top face in ``frame`` (as :meth:`find`), and the centres of the faces taken for
+        side faces of those dice in an oblique view (:func:`_side_faces`)."""
         frame = check_frame(frame)
         grey_full: Grey = _lifted(np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8))
         kernel = int(round(self.config.target_pip * 2.2)) | 1
@@ -174,7 +179,7 @@ class FaceDetector:
         quarter: Grey = np.asarray(cv2.pyrDown(cv2.pyrDown(passes[0][0])), dtype=np.uint8)
         for dark in (True, False):
             symbols.extend(_symbol_faces(frame, quarter, kernel, scale, dark, self.config))
-        kept = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
+        kept, sides = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
         oversized = [f for f in kept if f.flags & CandidateFlag.OVERSIZED and len(f.pips) <= 3]
         if oversized:
             # a two or three far bigger than the other faces took pips from two faces of its die
@@ -187,8 +192,8 @@ class FaceDetector:
                 index = owner[id(face.pips)]
                 grey, pips, group, dark = groups[index]
                 found[index] = _faces_from_group(frame, grey, pips, group, scale, dark, max_side=limit)
-            kept = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
-        return [_with_crop(frame, f) for f in kept]
+            kept, sides = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
+        return [_with_crop(frame, f) for f in kept], sides
 
     def _pips_at(self, halvings: list[Grey], scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
         grey = _shrink(halvings, scale)
@@ -243,18 +248,46 @@ def _lifted(grey: Grey) -> Grey:
 _DIM = 160
 
 
-def _top_faces(found: list[list[FaceCandidate]], symbols: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
-    """The top faces among the faces of every linked group and the symbol faces."""
+def _top_faces(
+    found: list[list[FaceCandidate]], symbols: list[FaceCandidate], width: int, height: int
+) -> tuple[list[FaceCandidate], list[tuple[float, float]]]:
+    """The top faces among the faces of every linked group and the symbol faces, and the centres
+    of the side faces among them (:func:`_side_faces`)."""
     faces = [f for group in found for f in group]
     faces.extend(_away_from_pips(symbols, faces))
     faces = [f for f in faces if not (f.touches_frame_edge and len(f.pips) < 2)]
     faces = _drop_small_marks(faces)
     # a face flatter than any top face such a camera sees (about 60 degrees off square-on, with
     # the spread of a wide lens) is a side face whose top was not found, and is not read
-    return [
+    kept = _keep_top_faces(faces, width, height)
+    tops = [
         replace(f, flags=f.flags | CandidateFlag.TOP_UNSURE) if f.layout is not None and f.squareness < _FLATTEST_TOP else f
-        for f in _keep_top_faces(faces, width, height)
+        for f in kept
     ]
+    return tops, _side_faces(faces, kept)
+
+
+def _side_faces(faces: list[FaceCandidate], kept: list[FaceCandidate]) -> list[tuple[float, float]]:
+    """Centres of the laid-out faces :func:`_keep_top_faces` dropped beside a top face it kept, on
+    the camera's side of it and not over it: side faces of that die. Only where the frame shows
+    which way the camera is (:func:`_towards_camera`); straight from above no side face shows."""
+    towards = _towards_camera(faces)
+    if towards is None:
+        return []
+    ux, uy = towards
+    tops = [(k.center, _size(k)) for k in kept]
+    kept_at = {k.center for k in kept}
+    out: list[tuple[float, float]] = []
+    for face in faces:
+        if face.layout is None or face.center in kept_at:
+            continue
+        (cx, cy), own = face.center, _size(face)
+        for (tx, ty), top in tops:
+            dist = math.hypot(cx - tx, cy - ty)
+            if 0.3 * (own + top) <= dist < 1.25 * max(own, top) and (cx - tx) * ux + (cy - ty) * uy > 0.5 * dist:
+                out.append((cx, cy))
+                break
+    return out
 
 
 def _shrink(halvings: list[Grey], scale: float) -> Grey:

@@ -68,17 +68,20 @@ class DiceReader:
         """
         frame = check_frame(frame)
         if self.learned is None:
-            reading = self._read_pips(frame)
+            start = time.perf_counter()
+            reading = self._read_pips(self.detector.find(frame), start)
         else:
             reading = self.learned.read(frame)
             if self.pip_check:
-                reading = combine(reading, self._read_pips(frame))
+                start = time.perf_counter()
+                faces, side_faces = self.detector.find_with_side_faces(frame)
+                reading = combine(reading, self._read_pips(faces, start), side_faces)
         return replace(with_colours(frame, reading), frame_size=(frame.shape[1], frame.shape[0]))
 
-    def _read_pips(self, frame: Frame) -> FrameReading:
-        start = time.perf_counter()
+    def _read_pips(self, faces: list[FaceCandidate], start: float) -> FrameReading:
+        """The pip reader's reading of the faces its finder found (timed from ``start``)."""
         dice = []
-        for candidate in self.detector.find(frame):
+        for candidate in faces:
             reading = self._reading(candidate, self.classifier.classify(candidate))
             # A die only the body finder found, where the learned detector saw none, stands only read surely.
             if reading.ok or not isinstance(candidate, DetectedFace) or candidate.by_detector:

@@ -76,3 +76,16 @@ def test_cocked_stays_cocked_and_an_unread_pip_face_leaves_the_learned_reading()
 
 def test_times_add_up() -> None:
     assert combine(FrameReading((), 2.0), FrameReading((), 7.5)).ms == 9.5
+
+
+def test_a_learned_die_on_a_side_face_the_pip_reader_saw_is_that_side_face() -> None:
+    top, side = _ok(1, (100, 60, 40, 34)), _ok(5, (102, 96, 40, 40))  # a one, and its front face's five below
+    learned = FrameReading((_ok(1, (100, 60, 40, 36)), side))
+    pips = FrameReading((top,))
+    assert combine(learned, pips).values == (1, 5)  # without the pip reader's side faces: two dice
+    assert combine(learned, pips, side_faces=[(121.0, 117.0)]).values == (1,)
+    # only a die read there: an unsure one stays, telling the table something is there
+    unsure = FrameReading((_ok(1, (100, 60, 40, 36)), _unsure((102, 96, 40, 40), "5", "4")))
+    assert len(combine(unsure, pips, side_faces=[(121.0, 117.0)]).dice) == 2
+    # a side face elsewhere leaves the die alone
+    assert combine(learned, pips, side_faces=[(300.0, 300.0)]).values == (1, 5)
