@@ -45,6 +45,7 @@ from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
 from vision.imageio import Frame, check_frame
+from vision.combine import ON_SIDE_FACE
 from vision.learned import CLASSES, FoundDie, LearnedReader, lies_on
 from vision.types import DieStatus
 
@@ -1157,6 +1158,14 @@ def _part_of(small: FaceCandidate, big: FaceCandidate) -> bool:
     return _covers(big, small.center) and max(small.box[2], small.box[3]) < 0.8 * max(big.box[2], big.box[3])
 
 
+def _on_side_face(die: FoundDie, side_faces: Sequence[tuple[float, float]]) -> bool:
+    """Whether the detector's ``die`` is one of the side faces the pip finder saw
+    (:meth:`~vision.detect.FaceDetector.find_with_side_faces`): its centre near one's, as
+    :data:`vision.combine.ON_SIDE_FACE` has it for the plain reader."""
+    reach = ON_SIDE_FACE * die.size * TOP_FACE
+    return any(abs(die.cx - sx) < reach and abs(die.cy - sy) < reach for sx, sy in side_faces)
+
+
 def _covers(candidate: FaceCandidate, point: tuple[float, float]) -> bool:
     """Whether ``point`` lies in the candidate's box."""
     x, y, w, h = candidate.box
@@ -1346,12 +1355,15 @@ class LearnedFaceFinder(FaceDetector):
         # Outlined once per frame: a die standing alone on the tray is outlined the same in the
         # frame as in a window round it, and in a fraction of the time of a window per die.
         whole = self.bodies.find(frame)
-        by_pips = [c for c in self.pips.find(frame) if c.layout is not None] if self.pips_alone else []
+        tops, side_faces = self.pips.find_with_side_faces(frame) if self.pips_alone else ([], [])
+        by_pips = [c for c in tops if c.layout is not None]
         faces: list[FaceCandidate] = []
         kept: list[FoundDie] = []
         for die, p in self.found_dice(frame):
             if any(_covers(f, (die.cx, die.cy)) for f in faces) or any(_overlap(k, die) for k in kept):
                 continue  # found already (seen from the side, a die may show the detector two peaks)
+            if _on_side_face(die, side_faces) and not any(_covers(c, (die.cx, die.cy)) for c in by_pips):
+                continue  # the front face of a die whose top the pip finder read (an oblique view)
             kept.append(die)
             name, probability, sure = self._class_of(p)
             # A die whose pips the network counts surely is read from them, not from its crop:
