@@ -265,6 +265,10 @@ def with_pip_faces(
     return out, finder
 
 
+#: How many photos a face a player is asked for when its pips could not be read in fewer.
+SHOTS_FOR_HARD_PIPS = 5
+
+
 def pip_reads(face: CalibratedFace, crops: Sequence[Crop]) -> int:
     """How many of ``crops`` a pip reader reads as ``face``'s own number. A shot read by either
     counts: the rule-based one reads clean pips on any body, the learned one the pips of coloured,
@@ -294,9 +298,6 @@ def numbered_faces_without_pips(profile: DieProfile) -> str | None:
         f"or add pips = true under [faces.N] in {FACES_FILE}"
     )
 
-
-#: How many photos a face a player is asked for when its pips could not be read in fewer.
-SHOTS_FOR_HARD_PIPS = 5
 
 
 #: Faces given per face label when calibrating from a labelled folder of frames.

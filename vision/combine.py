@@ -5,10 +5,11 @@ about white dice with dark pips and knows which face of an oblique die is the to
 is read ``ok`` when the two agree, or when one reads it and the other has nothing to say (or is
 torn between two faces, one of which the pip reader read); a face the pip reader alone read inside
 a die the learned reader found is part of that die, not a die, and a die the learned reader alone
-read where the pip reader saw a side face of a die it read (an oblique view) is that side face. Where both read it and disagree, the
-pip reader's count stands when it is the higher (it matched more pips in one layout), the learned
-reading when it is the higher and sure (:data:`SURE_LEARNED`); otherwise the die is ``unreadable``
-with both values as the reason (precision first).
+read where the pip reader saw a side face of a die it read (an oblique view) is that side face.
+Where both read it and disagree, the pip reader's count stands when it is the higher (it matched
+more pips in one layout), the learned reading when it is the higher and sure
+(:data:`SURE_LEARNED`); otherwise the die is ``unreadable`` with both values as the reason
+(precision first).
 """
 
 from __future__ import annotations

@@ -259,19 +259,21 @@ def _top_faces(
     faces = _drop_small_marks(faces)
     # a face flatter than any top face such a camera sees (about 60 degrees off square-on, with
     # the spread of a wide lens) is a side face whose top was not found, and is not read
-    kept = _keep_top_faces(faces, width, height)
+    # which way the camera is in the image, worked out once for keeping tops and naming sides
+    towards = _towards_camera(faces) if len(faces) >= 2 else None
+    kept = _keep_top_faces(faces, towards)
     tops = [
         replace(f, flags=f.flags | CandidateFlag.TOP_UNSURE) if f.layout is not None and f.squareness < _FLATTEST_TOP else f
         for f in kept
     ]
-    return tops, _side_faces(faces, kept)
+    return tops, _side_faces(faces, kept, towards)
 
 
-def _side_faces(faces: list[FaceCandidate], kept: list[FaceCandidate]) -> list[tuple[float, float]]:
+def _side_faces(faces: list[FaceCandidate], kept: list[FaceCandidate], towards: tuple[float, float] | None) -> list[tuple[float, float]]:
     """Centres of the laid-out faces :func:`_keep_top_faces` dropped beside a top face it kept, on
     the camera's side of it and not over it: side faces of that die. Only where the frame shows
-    which way the camera is (:func:`_towards_camera`); straight from above no side face shows."""
-    towards = _towards_camera(faces)
+    which way the camera is (``towards``, from :func:`_towards_camera`); straight from above no
+    side face shows."""
     if towards is None:
         return []
     ux, uy = towards
@@ -1107,8 +1109,9 @@ def _drop_small_marks(faces: list[FaceCandidate]) -> list[FaceCandidate]:
     ]
 
 
-def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list[FaceCandidate]:
-    """Drops side faces and duplicates.
+def _keep_top_faces(faces: list[FaceCandidate], known: tuple[float, float] | None) -> list[FaceCandidate]:
+    """Drops side faces and duplicates; ``known`` is which way the camera is in the image
+    (:func:`_towards_camera`), if the frame tells.
 
     Faces close enough to be two faces of one die but foreshortened differently are a top face
     and a side face: the one seen more square-on is the top. Faces foreshortened alike are the tops
@@ -1119,8 +1122,7 @@ def _keep_top_faces(faces: list[FaceCandidate], width: int, height: int) -> list
 
     # the squarest first (laid-out faces a little ahead): they claim their die before the others do
     order = sorted(faces, key=lambda f: (-(f.squareness + (0.1 if f.layout is not None else 0.0)), -len(f.pips)))
-    # which way the camera is in the image: side faces show on the camera's side of their top faces
-    known = _towards_camera(faces)
+    # side faces show on the camera's side of their top faces
     ux, uy = known if known is not None else (0.0, 1.0)
     kept: list[FaceCandidate] = []
     # centre and size of each kept face, worked out once: a face replaced below keeps its outline
