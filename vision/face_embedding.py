@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.learned import MODEL_DIR, ModelError, one_per_folder, onnx_session
+from vision.learned import MODEL_DIR, ModelError, one_per_folder, load_network
 
 F32 = npt.NDArray[np.float32]
 
@@ -97,7 +97,7 @@ class FaceEmbedding:
     def __init__(self, folder: str | os.PathLike[str] | None = None, *, threads: int = 1) -> None:
         folder = Path(folder if folder is not None else MODEL_DIR)
         self.path = folder / EMBEDDING_FILE
-        self._session = onnx_session(self.path, threads)
+        self._network = load_network(self.path, threads)
         record_path = folder / RECORD_FILE
         try:
             self.record: dict[str, object] = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
@@ -112,7 +112,7 @@ class FaceEmbedding:
         """Unit vectors (N x D) of N grey face squares (N x S x S, 0-255)."""
         if not len(squares):
             return np.zeros((0, 0), np.float32)
-        out: F32 = self._session.run(None, {"image": embedding_input(squares)})[0].astype(np.float32)
+        out: F32 = self._network.run(None, {"image": embedding_input(squares)})[0].astype(np.float32)
         return out
 
 

@@ -148,8 +148,8 @@ class FoundDie:
         return (int(round(self.cx - side / 2)), int(round(self.cy - side / 2)), int(round(side)), int(round(side)))
 
 
-def onnx_session(path: Path, threads: int = 1) -> Any:
-    """An ONNX Runtime session for the network in ``path`` on ``threads`` cores.
+def load_network(path: Path, threads: int = 1) -> Any:
+    """The network in ``path``, loaded by ONNX Runtime to run on ``threads`` cores.
 
     :raises ModelError: the file is missing or not a usable network.
     """
@@ -198,8 +198,8 @@ class LearnedModel:
             raise ModelError(f"{str(meta_path)!r}: crop_size {self.crop_size!r} is not a whole number of pixels from 16 to 128")
         if self.metadata.get("crop_context", CROP_CONTEXT) != CROP_CONTEXT:
             raise ModelError(f"{str(meta_path)!r}: crop_context {self.metadata.get('crop_context')!r} is not this reader's {CROP_CONTEXT}")
-        self._detector = onnx_session(self.folder / DETECTOR_FILE, threads)
-        self._faces = onnx_session(self.folder / FACES_FILE, threads)
+        self._detector = load_network(self.folder / DETECTOR_FILE, threads)
+        self._faces = load_network(self.folder / FACES_FILE, threads)
 
     def __repr__(self) -> str:
         return f"LearnedModel({str(self.folder)!r})"

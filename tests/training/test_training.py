@@ -23,8 +23,8 @@ from vision.training.train import RealSource, TrainConfig, export_onnx, train  #
 def _ort(path: Path, x: np.ndarray) -> np.ndarray:
     import onnxruntime as ort
 
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    out: np.ndarray = session.run(None, {"image": x})[0]
+    network = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    out: np.ndarray = network.run(None, {"image": x})[0]
     return out
 
 
