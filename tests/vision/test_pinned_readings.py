@@ -36,6 +36,12 @@ def _frame(name: str) -> Frame:
     return frame
 
 
+def _pinned(dice: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pinned dice, their confidences to 0.002: the detector runs in floats, whose sums round a
+    little differently on CPUs of other vector widths, and a die's crop moves by a hair."""
+    return [{**die, "confidence": pytest.approx(die["confidence"], abs=0.002)} for die in dice]
+
+
 def _without_colours(reading: FrameReading) -> list[dict[str, Any]]:
     out = []
     for die in reading.dice:
@@ -57,9 +63,9 @@ def pip_reader() -> DiceReader:
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_the_default_reader_reads_as_pinned(name: str, default_reader: DiceReader) -> None:
-    assert _without_colours(default_reader.read(_frame(name))) == PINNED[name]["default"]
+    assert _without_colours(default_reader.read(_frame(name))) == _pinned(PINNED[name]["default"])
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_the_pip_reader_reads_as_pinned(name: str, pip_reader: DiceReader) -> None:
-    assert _without_colours(pip_reader.read(_frame(name))) == PINNED[name]["pips"]
+    assert _without_colours(pip_reader.read(_frame(name))) == _pinned(PINNED[name]["pips"])

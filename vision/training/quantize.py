@@ -7,6 +7,13 @@ ranges measured on crops of real and rendered training dice cut as the reader cu
 Runtime then runs its convolutions in integer arithmetic, on x86 and on the Raspberry Pi's ARM
 cores alike. :func:`quantize_faces` checks the result against the float network on held-apart
 crops and keeps the float network where the two disagree too often.
+
+The weights are stored as unsigned bytes about 128 (:func:`store_weights_unsigned`), the same
+numbers as signed ones: unsigned activations times signed weights run, on x86 CPUs without VNNI
+(AVX2 alone), on an instruction that adds each pair of products into 16 bits and saturates, so
+the network would read a die differently from one CPU to the next. Unsigned times unsigned is
+widened to 16 bits before it is multiplied, on every CPU, so the network computes the same
+integers everywhere.
 """
 
 from __future__ import annotations
@@ -67,6 +74,7 @@ def quantize_faces(
             weight_type=QuantType.QInt8,
             per_channel=True,
         )
+        store_weights_unsigned(quantized, quantized)
         agreement = _agreement(_classes(ort, float_model, check), _classes(ort, quantized, check))
         chosen = quantized if agreement >= min_agreement else float_model
         log(
@@ -77,6 +85,30 @@ def quantize_faces(
         tmp.write_bytes(chosen.read_bytes())
         os.replace(tmp, out)
     return agreement
+
+
+def store_weights_unsigned(model: Path, out: Path) -> None:
+    """Writes ``model`` (an 8-bit network in ONNX's QOperator form, signed weights) to ``out`` with
+    each weight ``w`` and weight zero point ``z`` stored as the unsigned bytes ``w + 128`` and
+    ``z + 128``: the same network (``w - z`` is unchanged), which every CPU computes exactly."""
+    import onnx
+    from onnx import numpy_helper
+
+    network = onnx.load(str(model))
+    tensors = {t.name: t for t in network.graph.initializer}
+    for node in network.graph.node:
+        if node.op_type not in ("QLinearConv", "QGemm", "QLinearMatMul"):
+            continue
+        # QLinearConv and QGemm: (x, x scale, x zero point, w, w scale, w zero point, ...);
+        # QLinearMatMul: (a, a scale, a zero point, b, b scale, b zero point, ...) alike.
+        for name in (node.input[3], node.input[5]):
+            values = numpy_helper.to_array(tensors[name])
+            if values.dtype == np.int8:
+                tensors[name].CopyFrom(numpy_helper.from_array((values.astype(np.int16) + 128).astype(np.uint8), name))
+    onnx.checker.check_model(network)
+    tmp = out.with_suffix(".tmp")
+    onnx.save(network, str(tmp))
+    os.replace(tmp, out)
 
 
 def _classes(ort: Any, path: Path, crops: F32) -> npt.NDArray[np.int64]:
