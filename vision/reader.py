@@ -9,7 +9,10 @@ finding its dice (:class:`vision.profile_reader.LearnedFaceFinder`) and its exem
 
 from __future__ import annotations
 
+import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from vision.classify import FaceClassifier, FaceResult, PipClassifier
@@ -28,7 +31,9 @@ class DiceReader:
     With no arguments, the learned reader finds and reads the dice (``learned`` may give one with
     another model or thresholds) and, unless ``pip_check`` is off, the rule-based pip reader reads
     the same frame: where both read a die and disagree it is ``unreadable``, where only one reads
-    it that reading stands (:func:`vision.combine.combine`). With a ``classifier`` or a ``detector``, the rule-based detector's faces are
+    it that reading stands (:func:`vision.combine.combine`). With ``threads`` of 2 (the default
+    where the process may use more than one core, as on a Raspberry Pi) the pip reader's search
+    runs beside the learned reader, in a thread of the reader's own; the reading is the same. With a ``classifier`` or a ``detector``, the rule-based detector's faces are
     read by ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly
     outside the frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the
     classifier cannot read ``unreadable``. A die only a rule-based finder found, where the learned
@@ -48,9 +53,13 @@ class DiceReader:
         *,
         learned: LearnedReader | None = None,
         pip_check: bool = True,
+        threads: int | None = None,
     ) -> None:
         self.learned: LearnedReader | None = None
         self.pip_check = pip_check
+        self.threads = threads if threads is not None else min(2, usable_cores())
+        self._beside: ThreadPoolExecutor | None = None
+        self._beside_lock = threading.Lock()
         if classifier is None and detector is None:
             self.learned = learned if learned is not None else LearnedReader()
         self.classifier: FaceClassifier = classifier if classifier is not None else PipClassifier()
@@ -58,7 +67,7 @@ class DiceReader:
 
     def __repr__(self) -> str:
         if self.learned is not None:
-            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r})"
+            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r}, threads={self.threads!r})"
         return f"DiceReader(classifier={self.classifier!r}, detector={self.detector!r})"
 
     def read(self, frame: Frame) -> FrameReading:
@@ -71,12 +80,28 @@ class DiceReader:
             start = time.perf_counter()
             reading = self._read_pips(self.detector.find(frame), start)
         else:
-            reading = self.learned.read(frame)
-            if self.pip_check:
-                start = time.perf_counter()
-                faces, side_faces = self.detector.find_with_side_faces(frame)
-                reading = combine(reading, self._read_pips(faces, start), side_faces)
+            if self.pip_check and self.threads > 1:
+                begun = time.perf_counter()
+                # ONNX Runtime and OpenCV let go of the interpreter while they work, so the pip
+                # search runs on the other core meanwhile
+                searched = self._thread_beside().submit(self.detector.find_with_side_faces, frame)
+                reading = self.learned.read(frame)
+                faces, side_faces = searched.result()
+                reading = combine(reading, self._read_pips(faces, time.perf_counter()), side_faces)
+                reading = replace(reading, ms=(time.perf_counter() - begun) * 1000.0)
+            else:
+                reading = self.learned.read(frame)
+                if self.pip_check:
+                    start = time.perf_counter()
+                    faces, side_faces = self.detector.find_with_side_faces(frame)
+                    reading = combine(reading, self._read_pips(faces, start), side_faces)
         return replace(with_colours(frame, reading), frame_size=(frame.shape[1], frame.shape[0]))
+
+    def _thread_beside(self) -> ThreadPoolExecutor:
+        with self._beside_lock:
+            if self._beside is None:
+                self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pip-search")
+            return self._beside
 
     def _read_pips(self, faces: list[FaceCandidate], start: float) -> FrameReading:
         """The pip reader's reading of the faces its finder found (timed from ``start``)."""
@@ -113,3 +138,10 @@ class DiceReader:
             candidates=result.candidates if unsure else (),
             candidate_values=result.candidate_values if unsure else (),
         )
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (fewer than the machine's when pinned, as by ``taskset``)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

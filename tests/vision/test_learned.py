@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from hardware.sim import DieDesign, random_scene, render_tray
+from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
 from vision.learned import CLASSES, MODEL_DIR, LearnedModel, LearnedReader, ModelError
 from vision.reader import DiceReader
@@ -247,3 +253,41 @@ def test_only_unsure_dice_are_looked_at_again_and_no_die_stays_none(reader: Lear
                 np.testing.assert_allclose(p, again, atol=1e-6)
                 looked_again += 1
     assert looked_again and kept_none
+
+
+def _rendered_and_real_frames() -> list[np.ndarray]:
+    frames = [t.frame for t in _trays(41, 4)]
+    real = Path(__file__).resolve().parents[3] / "shared" / "data"
+    for name in ("real-d6/valid_70.jpg", "byler-d6-train/IMG_20191208_111228.jpg"):
+        if (real / name).is_file():
+            frames.append(cv2.imread(str(real / name)))
+    return frames
+
+
+def test_the_pip_search_beside_the_learned_reader_reads_as_one_thread_does() -> None:
+    beside, alone = DiceReader(threads=2), DiceReader(threads=1)
+    for frame in _rendered_and_real_frames():
+        two, one = beside.read(frame), alone.read(frame)
+        assert two.dice == one.dice and two.frame_size == one.frame_size
+        assert two.ms > 0
+
+
+def test_the_reader_uses_a_second_core_only_where_the_process_has_one() -> None:
+    script = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); from vision.reader import DiceReader; print(DiceReader().threads)"
+    pinned = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2])
+    assert pinned.stdout.strip() == "1"
+    assert DiceReader().threads == min(2, len(os.sched_getaffinity(0)))
+
+
+class _BrokenSearch(FaceDetector):
+    def find_with_side_faces(self, frame: np.ndarray) -> Any:
+        raise RuntimeError("pip search failed")
+
+
+def test_an_error_in_the_pip_search_beside_reaches_the_caller() -> None:
+    reader = DiceReader(threads=2)
+    reader.detector = _BrokenSearch()
+    with pytest.raises(RuntimeError, match="pip search failed"):
+        reader.read(_trays(42, 1)[0].frame)
+    with pytest.raises(InvalidFrameError):
+        reader.read(np.zeros((10, 10), np.uint8))
