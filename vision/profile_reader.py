@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
 
+from vision.beside import ThreadBeside
 from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
@@ -1335,8 +1336,11 @@ class LearnedFaceFinder(FaceDetector):
         bodies_alone: bool = False,
         pips_alone: bool = False,
         pip_counts: Collection[int] = (),
+        threads: int | None = None,
     ) -> None:
         super().__init__()
+        # the rule-based finders on a second core while the learned detector looks (vision.beside)
+        self.beside = ThreadBeside(threads)
         self.pips_alone = pips_alone
         self.pip_counts = frozenset(pip_counts)
         self.learned = learned if learned is not None else LearnedReader()
@@ -1354,12 +1358,13 @@ class LearnedFaceFinder(FaceDetector):
         h, w = frame.shape[:2]
         # Outlined once per frame: a die standing alone on the tray is outlined the same in the
         # frame as in a window round it, and in a fraction of the time of a window per die.
-        whole = self.bodies.find(frame)
-        tops, side_faces = self.pips.find_with_side_faces(frame) if self.pips_alone else ([], [])
+        searched = self.beside.start(lambda: self._rule_based_finds(frame))
+        looked = self.found_dice(frame)
+        whole, tops, side_faces = searched()
         by_pips = [c for c in tops if c.layout is not None]
         faces: list[FaceCandidate] = []
         kept: list[FoundDie] = []
-        for die, p in self.found_dice(frame):
+        for die, p in looked:
             if any(_covers(f, (die.cx, die.cy)) for f in faces) or any(_overlap(k, die) for k in kept):
                 continue  # found already (seen from the side, a die may show the detector two peaks)
             if _on_side_face(die, side_faces) and not any(_covers(c, (die.cx, die.cy)) for c in by_pips):
@@ -1398,6 +1403,11 @@ class LearnedFaceFinder(FaceDetector):
                 faces = [f for f in faces if not _part_of(f, candidate)]
                 faces.append(_detected(candidate, (name, probability), by_detector=False, learned_pips=sure))
         return faces
+
+    def _rule_based_finds(self, frame: Frame) -> tuple[list[FaceCandidate], list[FaceCandidate], list[tuple[float, float]]]:
+        """The body finder's dice, and (with :attr:`pips_alone`) the pip finder's top faces and side faces."""
+        tops, side_faces = self.pips.find_with_side_faces(frame) if self.pips_alone else ([], [])
+        return self.bodies.find(frame), tops, side_faces
 
     def _class_of(self, p: npt.NDArray[np.float32]) -> tuple[str, float, tuple[int, float] | None]:
         """The face network's likeliest class, its probability, and the pip count it reads surely."""

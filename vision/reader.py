@@ -9,12 +9,10 @@ finding its dice (:class:`vision.profile_reader.LearnedFaceFinder`) and its exem
 
 from __future__ import annotations
 
-import os
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from vision.beside import ThreadBeside
 from vision.classify import FaceClassifier, FaceResult, PipClassifier
 from vision.colour import with_colours
 from vision.combine import combine
@@ -57,9 +55,8 @@ class DiceReader:
     ) -> None:
         self.learned: LearnedReader | None = None
         self.pip_check = pip_check
-        self.threads = threads if threads is not None else min(2, usable_cores())
-        self._beside: ThreadPoolExecutor | None = None
-        self._beside_lock = threading.Lock()
+        self._beside = ThreadBeside(threads)
+        self.threads = self._beside.threads
         if classifier is None and detector is None:
             self.learned = learned if learned is not None else LearnedReader()
         self.classifier: FaceClassifier = classifier if classifier is not None else PipClassifier()
@@ -80,28 +77,16 @@ class DiceReader:
             start = time.perf_counter()
             reading = self._read_pips(self.detector.find(frame), start)
         else:
-            if self.pip_check and self.threads > 1:
-                begun = time.perf_counter()
-                # ONNX Runtime and OpenCV let go of the interpreter while they work, so the pip
-                # search runs on the other core meanwhile
-                searched = self._thread_beside().submit(self.detector.find_with_side_faces, frame)
-                reading = self.learned.read(frame)
-                faces, side_faces = searched.result()
-                reading = combine(reading, self._read_pips(faces, time.perf_counter()), side_faces)
+            begun = time.perf_counter()
+            detector = self.detector
+            # the pip search on a second core while the learned reader reads (vision.beside)
+            searched = self._beside.start(lambda: detector.find_with_side_faces(frame)) if self.pip_check else None
+            reading = self.learned.read(frame)
+            if searched is not None:
+                faces, side_faces = searched()
+                reading = combine(reading, self._read_pips(faces, begun), side_faces)
                 reading = replace(reading, ms=(time.perf_counter() - begun) * 1000.0)
-            else:
-                reading = self.learned.read(frame)
-                if self.pip_check:
-                    start = time.perf_counter()
-                    faces, side_faces = self.detector.find_with_side_faces(frame)
-                    reading = combine(reading, self._read_pips(faces, start), side_faces)
         return replace(with_colours(frame, reading), frame_size=(frame.shape[1], frame.shape[0]))
-
-    def _thread_beside(self) -> ThreadPoolExecutor:
-        with self._beside_lock:
-            if self._beside is None:
-                self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pip-search")
-            return self._beside
 
     def _read_pips(self, faces: list[FaceCandidate], start: float) -> FrameReading:
         """The pip reader's reading of the faces its finder found (timed from ``start``)."""
@@ -139,9 +124,3 @@ class DiceReader:
             candidate_values=result.candidate_values if unsure else (),
         )
 
-
-def usable_cores() -> int:
-    """The cores this process may run on (fewer than the machine's when pinned, as by ``taskset``)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1

@@ -15,6 +15,7 @@ import pytest
 from calibration.build import build_from_folder
 from calibration.finding import die_crop
 from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
+from vision.beside import ThreadBeside
 from vision.detect import CROP_SIZE
 from vision.learned import FoundDie
 from vision.profile_reader import BodyDetector, DetectedFace, LearnedFaceFinder, outline_found_die, top_face_crop
@@ -91,3 +92,18 @@ def test_a_die_no_finder_outlines_is_cut_where_the_detector_put_it() -> None:
     assert outline_found_die(frame, die, BodyDetector()) is None
     crop = top_face_crop(frame, die)
     assert crop.shape[:2] == (CROP_SIZE, CROP_SIZE)
+
+
+def test_the_rule_based_finders_beside_the_learned_detector_read_as_one_thread_does(
+    tmp_path: Path, photos_on_tray: Callable[..., Path]
+) -> None:
+    design = DieDesign.barbarian()
+    profile = build_from_folder("beside", photos_on_tray(tmp_path, design, 60, seed=3))
+    beside, alone = profile.reader(), profile.reader()
+    assert isinstance(beside.detector, LearnedFaceFinder) and isinstance(alone.detector, LearnedFaceFinder)
+    beside.detector.beside = ThreadBeside(2)
+    alone.detector.beside = ThreadBeside(1)
+    rng = np.random.default_rng(17)
+    for _ in range(4):
+        frame = render_tray(random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=60), rng).frame
+        assert beside.read(frame).dice == alone.read(frame).dice
