@@ -56,11 +56,15 @@ class DiceReader:
         self.learned: LearnedReader | None = None
         self.pip_check = pip_check
         self._beside = ThreadBeside(threads)
-        self.threads = self._beside.threads
         if classifier is None and detector is None:
             self.learned = learned if learned is not None else LearnedReader()
         self.classifier: FaceClassifier = classifier if classifier is not None else PipClassifier()
         self.detector = detector if detector is not None else FaceDetector()
+
+    @property
+    def threads(self) -> int:
+        """The cores one read may use (:class:`~vision.beside.ThreadBeside`)."""
+        return self._beside.threads
 
     def __repr__(self) -> str:
         if self.learned is not None:
@@ -123,4 +127,3 @@ class DiceReader:
             candidates=result.candidates if unsure else (),
             candidate_values=result.candidate_values if unsure else (),
         )
-

@@ -11,13 +11,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import pytest
 
 from hardware.sim import DieDesign, random_scene, render_tray
 from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
+from vision.imageio import load_image
 from vision.learned import CLASSES, MODEL_DIR, LearnedModel, LearnedReader, ModelError
 from vision.reader import DiceReader
 from vision.types import DieStatus
@@ -260,7 +260,7 @@ def _rendered_and_real_frames() -> list[np.ndarray]:
     real = Path(__file__).resolve().parents[3] / "shared" / "data"
     for name in ("real-d6/valid_70.jpg", "byler-d6-train/IMG_20191208_111228.jpg"):
         if (real / name).is_file():
-            frames.append(cv2.imread(str(real / name)))
+            frames.append(load_image(real / name))
     return frames
 
 
