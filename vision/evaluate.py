@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from vision.camera_shifts import Shift
 from vision.dataset import Dataset, LabelledDie
 from vision.types import DieReading, FrameReading
 
@@ -185,8 +186,9 @@ def _box_distance(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) ->
     return math.hypot(ax - bx, ay - by) / max(a[2], a[3], b[2], b[3])
 
 
-def evaluate(dataset: Dataset, read: Reader, progress: TextIO | None = sys.stderr) -> EvalReport:
-    """Reads every image of ``dataset`` with ``read`` (a frame -> :class:`FrameReading` callable).
+def evaluate(dataset: Dataset, read: Reader, progress: TextIO | None = sys.stderr, shift: Shift | None = None) -> EvalReport:
+    """Reads every image of ``dataset`` with ``read`` (a frame -> :class:`FrameReading` callable);
+    with ``shift`` (:mod:`vision.camera_shifts`), each image and its labels as that shift makes them.
 
     A progress bar goes to ``progress`` (``None`` for none) when there are more than 20 images: redrawn
     in place on a terminal, one line per tenth of the images elsewhere (a log or CI output).
@@ -195,8 +197,10 @@ def evaluate(dataset: Dataset, read: Reader, progress: TextIO | None = sys.stder
     total = len(dataset.images)
     show = progress is not None and total > 20
     for index, item in enumerate(dataset.images, 1):
-        frame = item.load()
-        results.append(score_image(item.name, item.dice, read(frame)))
+        frame, dice = item.load(), item.dice
+        if shift is not None:
+            frame, dice = shift(frame, dice, item.name)
+        results.append(score_image(item.name, dice, read(frame)))
         if show and progress is not None:
             _progress(progress, index, total)
     if show and progress is not None and progress.isatty():

@@ -40,6 +40,12 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         choices=("held-out", "val", "train", "all"),
         help="which images to read; a folder the model was trained on defaults to its held-out split, any other to all",
     )
+    evaluate.add_argument(
+        "--shift",
+        metavar="NAME",
+        help="read each photo as another camera would have taken it (vision.camera_shifts): "
+        "12mp, wide (dice smaller), dim, bright, warm, soft, jpeg, noisy, turned",
+    )
     evaluate.set_defaults(handler=run_eval)
 
 
@@ -152,9 +158,17 @@ def run_eval(args: argparse.Namespace) -> int:
         heading = f"all {len(dataset.images)} images" + (" (the model was trained on this folder's train split)" if known else "")
     else:
         heading = f"{split} split: {len(dataset.images)} images" + (" (seen in training)" if split == "train" and known else "")
-    report = evaluate(dataset, reader.read, progress=sys.stderr)
+    shift = None
+    if args.shift is not None:
+        from vision.camera_shifts import SHIFTS
+
+        if args.shift not in SHIFTS:
+            raise UsageError(f"--shift: no shift {args.shift!r}; there are {', '.join(SHIFTS)}")
+        shift = SHIFTS[args.shift]
+        heading += f", each as shifted by {args.shift!r}: {(shift.__doc__ or '').strip()}"
+    report = evaluate(dataset, reader.read, progress=sys.stderr, shift=shift)
     if args.json:
-        print(json.dumps({"dataset": str(args.dataset), "split": split, **report.to_json()}))
+        print(json.dumps({"dataset": str(args.dataset), "split": split, "shift": args.shift, **report.to_json()}))
     else:
         print(heading)
         print(report.summary())
