@@ -57,6 +57,10 @@ CROP_CONTEXT = 1.4
 TARGET_DIE_PX = 24.0
 SMALL_DIE_PX = 11.0
 BIG_DIE_PX = 64.0
+#: In a frame of more than twice the working size, dice smaller than this (working pixels) are
+#: looked at again at :data:`TARGET_DIE_PX`: at 13 px, a 12 MP tray's touching dice come out as
+#: one find too big for either (its pixels allow a finer look without making any up).
+FINE_DIE_PX = 18.0
 #: The scale of the coarse look for dice too big for the working scale, relative to it.
 COARSE = 0.35
 #: The longest side the detector is ever given (a 12 MP frame of tiny dice is read at this size).
@@ -413,18 +417,20 @@ def find_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) 
     """Every die ``detect_raw`` (the detector: working image -> raw output) finds in ``frame``.
 
     The frame is read at the working scale first; where the dice found there are very small or
-    very big (or a big frame shows none), it is read again at the scale that makes them
-    :data:`TARGET_DIE_PX`, within :data:`MAX_WORK_SIDE`.
+    very big (or a big frame shows none, or dice under :data:`FINE_DIE_PX`), it is read again at
+    the scale that makes them :data:`TARGET_DIE_PX`, within :data:`MAX_WORK_SIDE`.
     """
     h, w = frame.shape[:2]
     scale = WORK_SIZE / max(h, w)
     found = decode(detect_raw(work_image(frame, scale)), scale, w, h, min_score)
     sizes = sorted(d.size * scale for d in found)
     typical = sizes[len(sizes) // 2] if sizes else None
-    if typical is None and max(h, w) > 2 * WORK_SIZE:
+    big_frame = max(h, w) > 2 * WORK_SIZE
+    if typical is None and big_frame:
         # Nothing at the first scale: maybe dice too small for it; look again at a finer one.
         typical = SMALL_DIE_PX / 2.0
-    if typical is not None and (typical < SMALL_DIE_PX or typical > BIG_DIE_PX):
+    small = SMALL_DIE_PX if not big_frame else FINE_DIE_PX
+    if typical is not None and (typical < small or typical > BIG_DIE_PX):
         rescale = min(scale * TARGET_DIE_PX / typical, MAX_WORK_SIDE / max(h, w), 1.5)
         if abs(rescale - scale) / scale > 0.25:
             found = decode(detect_raw(work_image(frame, rescale)), rescale, w, h, min_score)
