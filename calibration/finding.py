@@ -35,8 +35,8 @@ import numpy.typing as npt
 
 from calibration.errors import ProfileError
 from vision.detect import FaceDetector
-from vision.learned import CLASSES, FoundDie, LearnedReader, find_big_dice
-from vision.profile_reader import TOP_FACE, BodyDetector, outline_found_die, top_face_crop
+from vision.learned import CLASSES, TOP_FACE, FoundDie, LearnedReader, find_big_dice
+from vision.profile_reader import BodyDetector, outline_found_die, top_face_crop
 
 Crop = npt.NDArray[np.uint8]
 

@@ -61,12 +61,11 @@ from vision.profile_reader import (
     ConfidenceTable,
     LearnedFaceFinder,
     MatcherSettings,
-    TOP_FACE,
     ProfileClassifier,
     TrayHint,
     paper_colour,
 )
-from vision.learned import CLASSES, CROP_CONTEXT, FoundDie, LearnedReader
+from vision.learned import CLASSES, CROP_CONTEXT, TOP_FACE, FoundDie, LearnedReader
 from vision.reader import DiceReader
 
 MANIFEST = "profile.json"

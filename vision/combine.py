@@ -5,7 +5,8 @@ about white dice with dark pips and knows which face of an oblique die is the to
 is read ``ok`` when the two agree, or when one reads it and the other has nothing to say (or is
 torn between two faces, one of which the pip reader read); a face the pip reader alone read inside
 a die the learned reader found is part of that die, not a die, and a die the learned reader alone
-read where the pip reader saw a side face of a die it read (an oblique view) is that side face.
+read where the pip reader saw a side face of a die it read (an oblique view) is that side face;
+a face only the pip reader read stands where the learned reader, looking there, sees a pip face.
 Where both read it and disagree, the pip reader's count stands when it is the higher (it matched
 more pips in one layout), the learned reading when it is the higher and sure
 (:data:`SURE_LEARNED`); otherwise the die is ``unreadable`` with both values as the reason
@@ -15,7 +16,7 @@ more pips in one layout), the learned reading when it is the higher and sure
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from vision.types import DieReading, DieStatus, FrameReading
 
@@ -46,10 +47,18 @@ def _inside(small: DieReading, big: DieReading) -> bool:
     return abs(sx - bx) < big.box[2] / 2 and abs(sy - by) < big.box[3] / 2
 
 
-def combine(learned: FrameReading, pips: FrameReading, side_faces: Sequence[tuple[float, float]] = ()) -> FrameReading:
+def combine(
+    learned: FrameReading,
+    pips: FrameReading,
+    side_faces: Sequence[tuple[float, float]] = (),
+    sees_pip_face: Callable[[Sequence[DieReading]], Sequence[bool]] | None = None,
+) -> FrameReading:
     """The combined reading (dice left to right; ``ms`` is the sum of both). ``side_faces``: centres
     of faces the pip reader took for side faces of the dice it read (an oblique view); a learned
-    die read there, and matched to no face the pip reader read, is that side face."""
+    die read there, and matched to no face the pip reader read, is that side face.
+    ``sees_pip_face``: for faces only the pip reader read, whether the learned reader, looking
+    there, sees a pip face (:meth:`vision.learned.LearnedReader.sees_pip_faces`); those it does
+    not are dropped."""
     # every centre, size and distance once (a full tray has hundreds of pairs), as _distance has them
     learned_at = [_centre(l) for l in learned.dice]
     pips_at = [_centre(p) for p in pips.dice]
@@ -82,11 +91,14 @@ def combine(learned: FrameReading, pips: FrameReading, side_faces: Sequence[tupl
             continue
         dice.append(l)
         kept.append(l)
-    for j, p in enumerate(pips.dice):
-        # A face the pip reader read inside a die the learned reader found, but not matched to
-        # it, is a few pips of that die (two of a six), not a die of its own.
-        if j not in taken and p.ok and not any(_inside(p, l) for l in kept):
-            dice.append(p)
+    # A face the pip reader read inside a die the learned reader found, but not matched to it, is
+    # a few pips of that die (two of a six), not a die of its own.
+    alone = [p for j, p in enumerate(pips.dice) if j not in taken and p.ok and not any(_inside(p, l) for l in kept)]
+    if alone and sees_pip_face is not None:
+        # Where the learned reader, looking at such a face, sees no pip face (no die, a cocked
+        # die), the pips are marks on something else: a key, a die's edge.
+        alone = [p for p, seen in zip(alone, sees_pip_face(alone)) if seen]
+    dice += alone
     dice.sort(key=lambda d: (d.box[0], d.box[1]))
     return FrameReading(tuple(dice), learned.ms + pips.ms)
 

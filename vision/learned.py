@@ -135,6 +135,10 @@ def to_input(image: Frame) -> F32:
     return chw
 
 
+#: The top face is this share of the whole die the detector sizes (as :attr:`FoundDie.box`).
+TOP_FACE = 0.82
+
+
 @dataclass(frozen=True)
 class FoundDie:
     """One die the detector found: top-face centre and whole-die size in frame pixels, and the
@@ -148,7 +152,7 @@ class FoundDie:
     @property
     def box(self) -> tuple[int, int, int, int]:
         """x, y, w, h of the top face (about four fifths of the whole die seen from above)."""
-        side = self.size * 0.82
+        side = self.size * TOP_FACE
         return (int(round(self.cx - side / 2)), int(round(self.cy - side / 2)), int(round(side)), int(round(side)))
 
 
@@ -340,6 +344,16 @@ class LearnedReader:
         if again:
             probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again])
         return found, big, probabilities
+
+    def sees_pip_faces(self, frame: Frame, faces: Sequence[DieReading]) -> list[bool]:
+        """For each of ``faces`` (a top face's box, as another finder read it), whether the face
+        network, looking there, sees a pip face likeliest (not "no die", another face, a cocked
+        or a cut die), in one batch."""
+        if not faces:
+            return []
+        dice = [FoundDie(x + w / 2, y + h / 2, max(w, h) / TOP_FACE, 0.0) for x, y, w, h in (f.box for f in faces)]
+        probabilities = self.model.face_probabilities(self.model.crops(frame, dice))
+        return [CLASSES[int(np.argmax(p))] in _PIP_FACES for p in probabilities]
 
     # -- reading ----------------------------------------------------------------------------------
 

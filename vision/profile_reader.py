@@ -47,7 +47,7 @@ from vision.errors import InvalidFrameError
 from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
 from vision.imageio import Frame, check_frame
 from vision.combine import ON_SIDE_FACE
-from vision.learned import CLASSES, FoundDie, LearnedReader, lies_on
+from vision.learned import CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1175,8 +1175,6 @@ def _covers(candidate: FaceCandidate, point: tuple[float, float]) -> bool:
 
 # -- dice found by the learned detector, cut as calibration cuts them ---------------------------
 
-#: The top face is this share of the whole die the detector sizes (as :attr:`FoundDie.box`).
-TOP_FACE = 0.82
 #: How far (share of its side) the top face the detector puts may reach past the frame with the
 #: die still whole in it: the box is a little off, a die's rounded corners short of it.
 EDGE_SLACK = 0.15

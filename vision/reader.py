@@ -88,7 +88,8 @@ class DiceReader:
             reading = self.learned.read(frame)
             if searched is not None:
                 faces, side_faces = searched()
-                reading = combine(reading, self._read_pips(faces, begun), side_faces)
+                learned = self.learned
+                reading = combine(reading, self._read_pips(faces, begun), side_faces, lambda alone: learned.sees_pip_faces(frame, alone))
                 reading = replace(reading, ms=(time.perf_counter() - begun) * 1000.0)
         return replace(with_colours(frame, reading), frame_size=(frame.shape[1], frame.shape[0]))
 

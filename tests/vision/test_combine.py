@@ -89,3 +89,25 @@ def test_a_learned_die_on_a_side_face_the_pip_reader_saw_is_that_side_face() -> 
     assert len(combine(unsure, pips, side_faces=[(121.0, 117.0)]).dice) == 2
     # a side face elsewhere leaves the die alone
     assert combine(learned, pips, side_faces=[(300.0, 300.0)]).values == (1, 5)
+
+
+def test_a_face_only_the_pip_reader_read_stands_where_the_learned_reader_sees_a_pip_face() -> None:
+    learned = FrameReading((_ok(3, (10, 10, 40, 40)),))
+    pips = FrameReading((_ok(3, (12, 10, 38, 38)), _ok(1, (200, 20, 20, 20)), _ok(5, (300, 300, 40, 40))))
+    asked: list[tuple[int, ...]] = []
+
+    def sees(faces: object) -> list[bool]:
+        values = tuple(f.value for f in faces)  # type: ignore[attr-defined]
+        asked.append(values)
+        return [value == 5 for value in values]
+
+    out = combine(learned, pips, (), sees)
+    # asked once, about the two faces no learned die was matched to; the "one" (a key's dot) goes
+    assert asked == [(1, 5)]
+    assert out.values == (3, 5)
+    # without anyone to ask, both stand
+    assert combine(learned, pips).values == (3, 1, 5)
+    # nothing to ask about: not asked
+    asked.clear()
+    combine(learned, FrameReading((_ok(3, (12, 10, 38, 38)),)), (), sees)
+    assert asked == []

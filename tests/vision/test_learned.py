@@ -138,7 +138,8 @@ def test_small_dice_in_a_big_frame_and_big_dice_in_a_small_one(reader: LearnedRe
     assert close_right >= 5
 
 
-BYLER = Path(__file__).resolve().parents[3] / "shared" / "data" / "byler-d6-train"
+REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
+BYLER = REAL_D6.parent / "byler-d6-train"
 
 
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
@@ -153,6 +154,14 @@ def test_a_12mp_tray_of_touching_dice_is_read_as_its_own_photo_is(reader: Learne
     assert len(find_dice(frame, reader.model.detect_raw, reader.min_score)) >= len(find_dice(native, reader.model.detect_raw, reader.min_score)) - 1
     result = score_image(entry["image"], scaled, reader.read(frame))
     assert result.correct >= 20 and result.wrong <= 1
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_a_face_only_the_pip_reader_sees_is_no_die_where_the_network_sees_none(product: DiceReader) -> None:
+    # one die, a four; the pip reader alone also reads a "one" on something that is no die
+    frame = load_image(REAL_D6 / "four_9.jpg")
+    assert sorted(DiceReader(detector=FaceDetector()).read(frame).values) == [1, 4]
+    assert product.read(frame).values == (4,)
 
 
 def test_bad_frames_are_refused(reader: LearnedReader) -> None:
