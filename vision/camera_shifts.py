@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.dataset import LabelledDie
 from vision.imageio import Frame
@@ -30,9 +31,13 @@ def _scaled(dice: Dice, factor: float, dx: float = 0.0) -> Dice:
     )
 
 
-def _levels(frame: Frame, gain: tuple[float, float, float], offset: float = 0.0) -> Frame:
-    out: Frame = np.clip(frame.astype(np.float32) * np.array(gain, np.float32) + offset, 0, 255).astype(np.uint8)
+def _clipped(values: npt.NDArray[np.float32]) -> Frame:
+    out: Frame = np.clip(values, 0, 255).astype(np.uint8)
     return out
+
+
+def _levels(frame: Frame, gain: tuple[float, float, float], offset: float = 0.0) -> Frame:
+    return _clipped(frame.astype(np.float32) * np.array(gain, np.float32) + offset)
 
 
 def twelve_megapixels(frame: Frame, dice: Dice, name: str) -> tuple[Frame, Dice]:
@@ -82,7 +87,7 @@ def jpeg(frame: Frame, dice: Dice, name: str) -> tuple[Frame, Dice]:
 def noisy(frame: Frame, dice: Dice, name: str) -> tuple[Frame, Dice]:
     """A small sensor in poor light: Gaussian noise of 10 grey levels, seeded by the image name."""
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    return _levels(frame + rng.normal(0.0, 10.0, frame.shape).astype(np.float32), (1.0, 1.0, 1.0)), dice
+    return _clipped(frame.astype(np.float32) + rng.normal(0.0, 10.0, frame.shape).astype(np.float32)), dice
 
 
 def turned(frame: Frame, dice: Dice, name: str) -> tuple[Frame, Dice]:
