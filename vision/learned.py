@@ -72,6 +72,9 @@ DEFAULT_MIN_CONFIDENCE = 0.8
 #: The files of a model folder.
 DETECTOR_FILE = "dice-detector.onnx"
 FACES_FILE = "dice-faces.onnx"
+#: A second face network (the same recipe from another seed), consulted on the dice the first is
+#: unsure of; a model folder may have none.
+SECOND_FACES_FILE = "dice-faces-2.onnx"
 METADATA_FILE = "model.json"
 #: Where the shipped model lives.
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -83,10 +86,12 @@ class ModelError(VisionError, ValueError):
     """A model folder is missing a file, or a file is not the model it should be; names the file."""
 
 
-def crop_transform(cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE) -> npt.NDArray[np.float64]:
+def crop_transform(
+    cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE, context: float = CROP_CONTEXT
+) -> npt.NDArray[np.float64]:
     """The affine map from a frame to the face network's ``size`` px square crop of a die at
-    (cx, cy) of ``side`` px."""
-    span = max(side, 2.0) * CROP_CONTEXT
+    (cx, cy) of ``side`` px, showing ``context`` times its size."""
+    span = max(side, 2.0) * context
     m: Any = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, size / span)
     m[0, 2] += size / 2 - cx
     m[1, 2] += size / 2 - cy
@@ -123,9 +128,12 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_
     return warped
 
 
-def crop_at(image: Frame, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE) -> Frame:
-    """The face network's ``size`` px square crop of a die at (cx, cy) of ``side`` px, turned by ``angle``."""
-    return cut_crop(image, crop_transform(cx, cy, side, angle, size), size)
+def crop_at(
+    image: Frame, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP_SIZE, context: float = CROP_CONTEXT
+) -> Frame:
+    """The face network's ``size`` px square crop of a die at (cx, cy) of ``side`` px, turned by
+    ``angle``, showing ``context`` times the die's size."""
+    return cut_crop(image, crop_transform(cx, cy, side, angle, size, context), size)
 
 
 def to_input(image: Frame) -> F32:
@@ -208,6 +216,22 @@ class LearnedModel:
             raise ModelError(f"{str(meta_path)!r}: crop_context {self.metadata.get('crop_context')!r} is not this reader's {CROP_CONTEXT}")
         self._detector = load_network(self.folder / DETECTOR_FILE, threads)
         self._faces = load_network(self.folder / FACES_FILE, threads)
+        second = self.metadata.get("second_faces")
+        self._second_faces: Any = None
+        #: The second face network's own temperature and crop: its side in pixels and how much of
+        #: the die's size it shows (see :data:`SECOND_FACES_FILE`).
+        self.second_temperature = 1.0
+        self.second_crop_size: int = self.crop_size
+        self.second_crop_context = CROP_CONTEXT
+        if second is not None:
+            if not isinstance(second, dict) or not isinstance(second.get("temperature"), (int, float)) or not 0.05 <= second["temperature"] <= 20:
+                raise ModelError(f"{str(meta_path)!r}: second_faces {second!r} needs a temperature from 0.05 to 20")
+            self.second_temperature = float(second["temperature"])
+            size, context = second.get("crop_size", self.crop_size), second.get("crop_context", CROP_CONTEXT)
+            if not isinstance(size, int) or not 16 <= size <= 128 or not isinstance(context, (int, float)) or not 0.8 <= context <= 2.0:
+                raise ModelError(f"{str(meta_path)!r}: second_faces {second!r} needs a crop_size of 16 to 128 px and a crop_context of 0.8 to 2")
+            self.second_crop_size, self.second_crop_context = size, float(context)
+            self._second_faces = load_network(self.folder / SECOND_FACES_FILE, threads)
 
     def __repr__(self) -> str:
         return f"LearnedModel({str(self.folder)!r})"
@@ -227,6 +251,11 @@ class LearnedModel:
         """The face network's input for ``dice`` of ``frame``: each cut as :func:`crop_transform` says."""
         return to_input(np.stack([crop_at(frame, d.cx, d.cy, d.size, size=self.crop_size) for d in dice]))
 
+    def second_crops(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
+        """The second face network's input for ``dice`` of ``frame``: its own crop size and context."""
+        crops = [crop_at(frame, d.cx, d.cy, d.size, size=self.second_crop_size, context=self.second_crop_context) for d in dice]
+        return to_input(np.stack(crops))
+
     def face_probabilities(self, crops: F32) -> F32:
         """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
         return softmax(self.face_logits(crops))
@@ -236,15 +265,37 @@ class LearnedModel:
         logits: npt.NDArray[np.float64] = self._faces.run(None, {"image": crops})[0].astype(np.float64) / self.temperature
         return logits
 
-    def turned_face_probabilities(self, crops: F32, as_given: npt.NDArray[np.float64] | None = None) -> F32:
+    @property
+    def has_second_faces(self) -> bool:
+        """Whether the folder has a second face network (:data:`SECOND_FACES_FILE`)."""
+        return self._second_faces is not None
+
+    def turned_face_probabilities(
+        self, crops: F32, as_given: npt.NDArray[np.float64] | None = None, second_crops: F32 | None = None
+    ) -> F32:
         """Class probabilities for a batch of crops each read in the four :data:`VIEWS` (a die's
-        face means the same in each), from the mean of their scores: a die the network is unsure
-        of in one view is often plain in the others. ``as_given``: the crops' own scores
-        (:meth:`face_logits`), when already known, so that only the other views are run."""
+        face means the same in each), from the mean of their scores, and of the second face
+        network's scores for its own crops of the same dice (``second_crops``, from
+        :meth:`second_crops`) in the same views where the folder has one: a die the network is
+        unsure of in one view is often plain in the others, and to a network trained apart.
+        ``as_given``: the crops' own scores (:meth:`face_logits`), when already known, so that
+        only the other views are run.
+
+        :raises ValueError: the folder's second network reads other crops and ``second_crops`` is missing.
+        """
         if as_given is None:
             as_given = self.face_logits(crops)
         others = self.face_logits(turned_and_mirrored(crops, VIEWS[1:])).reshape(len(VIEWS) - 1, len(crops), -1)
-        return softmax((as_given + others.sum(axis=0)) / len(VIEWS))
+        total = as_given + others.sum(axis=0)
+        if self._second_faces is None:
+            return softmax(total / len(VIEWS))
+        if second_crops is None:
+            if (self.second_crop_size, self.second_crop_context) != (self.crop_size, CROP_CONTEXT):
+                raise ValueError("the second face network reads crops of its own: pass second_crops")
+            second_crops = crops
+        second = self._second_faces.run(None, {"image": turned_and_mirrored(second_crops, VIEWS)})[0].astype(np.float64)
+        total += second.reshape(len(VIEWS), len(crops), -1).sum(axis=0) / self.second_temperature
+        return softmax(total / (2 * len(VIEWS)))
 
 
 #: The views of a crop a second look reads, as (quarter turns, mirrored): its four quarter turns,
@@ -342,7 +393,9 @@ class LearnedReader:
         # took for no die stays none: turned, a side face of an oblique die can pass for a top face.
         again = [i for i, p in enumerate(probabilities) if p.max() < self.min_confidence and not self.takes_for_no_die(p)]
         if again:
-            probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again])
+            unsure = [(found + big)[i] for i in again]
+            second = self.model.second_crops(frame, unsure) if self.model.has_second_faces else None
+            probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again], second)
         return found, big, probabilities
 
     def sees_pip_faces(self, frame: Frame, faces: Sequence[DieReading]) -> list[bool]:

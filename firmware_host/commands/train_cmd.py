@@ -68,6 +68,22 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument("--face-width", type=int, default=48, help="channels of the face network's first stage (default 48)")
     train.add_argument("--crop-size", type=int, default=40, help="side in pixels of the crop the face network reads (default 40)")
     train.add_argument("--float", action="store_true", help="ship the face network in floats, not 8-bit integers")
+    train.add_argument(
+        "--one-face-network", action="store_true", help="train no second face network (the one consulted on unsure dice)"
+    )
+    train.add_argument(
+        "--second-crop-size", type=int, help="side in pixels of the second face network's crop (default: the first's)"
+    )
+    train.add_argument(
+        "--second-crop-context",
+        type=float,
+        help="how much of a die's size the second face network's crop shows, 0.8-2 (default: the first's, 1.4)",
+    )
+    train.add_argument(
+        "--add-second-faces",
+        action="store_true",
+        help="keep the detector and face network already in OUT and train only a second face network beside them",
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)
@@ -140,8 +156,11 @@ def run_train(args: argparse.Namespace) -> int:
     for name in ("real_weight", "face_real_weight"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be between 0 and 1")
-    if not 16 <= args.crop_size <= 128:
-        raise UsageError(f"--crop-size {args.crop_size!r}: must be from 16 to 128 pixels")
+    for name in ("crop_size", "second_crop_size"):
+        if getattr(args, name) is not None and not 16 <= getattr(args, name) <= 128:
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be from 16 to 128 pixels")
+    if args.second_crop_context is not None and not 0.8 <= args.second_crop_context <= 2.0:
+        raise UsageError(f"--second-crop-context {args.second_crop_context!r}: must be from 0.8 to 2")
     for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
         if getattr(args, name) < (0 if name == "rendered" else 1):
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: too small")
@@ -150,6 +169,10 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--real {folder!r}: not a labelled folder (no labels.json)")
     if not args.real and not args.rendered:
         raise UsageError("nothing to train on: give --real folders or --rendered frames")
+    if args.add_second_faces:
+        from vision.learned import LearnedModel
+
+        LearnedModel(args.out)  # a model to add to, before anything is rendered
     work = args.work or args.out / "work"
     rendered = work / f"rendered-{args.seed}-{args.rendered}"
     if args.rendered and not (rendered / TRAINING_FILE).is_file():
@@ -171,6 +194,10 @@ def run_train(args: argparse.Namespace) -> int:
         face_width=args.face_width,
         crop_size=args.crop_size,
         int8=not args.float,
+        second_faces=not args.one_face_network,
+        second_crop_size=args.second_crop_size,
+        second_crop_context=args.second_crop_context,
+        add_second_faces=args.add_second_faces,
         threads=args.threads,
         checkpoint_dir=str(work),
     )

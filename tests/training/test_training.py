@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ torch = pytest.importorskip("torch", reason="the train extra (PyTorch) is not in
 from firmware_host.cli import main  # noqa: E402
 from hardware.sim import write_labelled_folder  # noqa: E402
 from hardware.sim.training import write_training_set  # noqa: E402
-from vision.learned import CLASSES, CROP_SIZE, LearnedModel, LearnedReader  # noqa: E402
+from vision.learned import CLASSES, CROP_SIZE, LearnedModel, LearnedReader, ModelError  # noqa: E402
 from vision.training.data import detector_sample, face_sample, real_frames, rendered_frames  # noqa: E402
 from vision.training.nets import DiceDetector, FaceNet  # noqa: E402
 from vision.training.train import RealSource, TrainConfig, export_onnx, train  # noqa: E402
@@ -102,14 +103,59 @@ def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sour
     meta = json.loads((out / "model.json").read_text())
     assert meta["classes"] == list(CLASSES) and meta["training"]["seed"] == 0
     assert meta["min_confidence"] in (0.8, 0.85, 0.9, 0.95) and any("min confidence" in line for line in logged)
+    # and a second face network from the next seed, its own temperature fitted
+    assert meta["second_faces"]["seed"] == 1 and 0.05 <= meta["second_faces"]["temperature"] <= 20
+    assert any("faces-2 step 2/3" in line for line in logged) and (out / "dice-faces-2.onnx").is_file()
     model = LearnedModel(out)
-    assert model.trained_on == {"photos"}
+    assert model.trained_on == {"photos"} and model.has_second_faces
     frame = np.full((240, 320, 3), 128, np.uint8)
     reading = LearnedReader(model).read(frame)
     assert all(0.0 <= d.confidence <= 1.0 for d in reading.dice)
     # a second run picks up from the checkpoints and gives the same weights
     again = train(cfg, logged.append)
-    assert (again / "dice-faces.onnx").stat().st_size == (out / "dice-faces.onnx").stat().st_size
+    for name in ("dice-faces.onnx", "dice-faces-2.onnx"):
+        assert (again / name).stat().st_size == (out / name).stat().st_size
+    # one face network where asked for
+    single = train(replace(cfg, out=str(tmp_path / "single"), second_faces=False), logged.append)
+    assert "second_faces" not in json.loads((single / "model.json").read_text())
+    assert not (single / "dice-faces-2.onnx").exists() and not LearnedModel(single).has_second_faces
+    # and one added later beside a kept detector and face network, which are left as they were
+    kept = {name: (single / name).read_bytes() for name in ("dice-detector.onnx", "dice-faces.onnx")}
+    first_meta = json.loads((single / "model.json").read_text())
+    logged.clear()
+    added = train(replace(cfg, out=str(single), checkpoint_dir=str(tmp_path / "added"), add_second_faces=True), logged.append)
+    assert not any("detector step" in line or line.startswith("faces step") for line in logged)
+    assert any("kept the detector and face network" in line for line in logged)
+    assert {name: (added / name).read_bytes() for name in kept} == kept
+    meta = json.loads((added / "model.json").read_text())
+    assert meta.pop("second_faces")["seed"] == 1 and meta == first_meta
+    assert LearnedModel(added).has_second_faces
+
+
+def test_a_second_face_network_with_its_own_crop(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(
+        out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
+        detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1,
+        second_crop_size=48, second_crop_context=1.0,
+    )  # fmt: skip
+    out = train(cfg, lambda line: None)
+    second = json.loads((out / "model.json").read_text())["second_faces"]
+    assert (second["crop_size"], second["crop_context"]) == (48, 1.0) and "int8_agreement" in second
+    model = LearnedModel(out)
+    assert (model.crop_size, model.second_crop_size, model.second_crop_context) == (CROP_SIZE, 48, 1.0)
+    from vision.imageio import load_image
+
+    frame = load_image(rendered / "train_000000.jpg")
+    reading = LearnedReader(model, min_confidence=0.9999).read(frame)
+    assert all(0.0 <= d.confidence <= 1.0 for d in reading.dice)
+
+
+def test_a_second_face_network_needs_a_model_to_add_to(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(out=str(tmp_path / "empty"), rendered=(str(rendered),), add_second_faces=True, threads=1)
+    with pytest.raises(ModelError, match="empty"):
+        train(cfg, lambda line: None)
 
 
 def test_a_model_trained_on_bigger_crops_is_read_at_its_size(tmp_path: Path, sources: tuple[Path, Path]) -> None:
@@ -166,6 +212,16 @@ def test_train_command(tmp_path: Path, sources: tuple[Path, Path], capsys: pytes
     meta = json.loads((tmp_path / "m" / "model.json").read_text())
     assert meta["crop_size"] == 48 and meta["training"]["int8_agreement"] is None
     assert "models written to" in capsys.readouterr().out
+    assert meta["second_faces"]["seed"] == 1 and (tmp_path / "m" / "dice-faces-2.onnx").is_file()
+    # one face network where asked for, and a second added later at the kept one's crop size
+    one = [
+        "train", "--out", str(tmp_path / "one"), "--real", f"{photos}:face", "--rendered", "4",
+        "--detector-steps", "2", "--face-steps", "2", "--detector-batch", "2", "--face-batch", "4", "--threads", "1",
+        "--crop-size", "48", "--float", "--one-face-network",
+    ]  # fmt: skip
+    assert main(one) == 0 and not (tmp_path / "one" / "dice-faces-2.onnx").exists()
+    assert main([*one[:-2], "--crop-size", "40", "--add-second-faces"]) == 0
+    assert LearnedModel(tmp_path / "one").has_second_faces and LearnedModel(tmp_path / "one").crop_size == 48
 
 
 def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,3 +233,8 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["train", "--out", str(tmp_path), "--rendered", "0"]) == 2
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--crop-size", "8"]) == 2
     assert "--crop-size" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-crop-size", "200"]) == 2
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-crop-context", "0.5"]) == 2
+    assert "--second-crop-context" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--add-second-faces"]) == 2
+    assert "no-model" in capsys.readouterr().err

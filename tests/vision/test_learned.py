@@ -224,6 +224,86 @@ def test_model_folder_problems_name_the_file(tmp_path: Path) -> None:
         LearnedModel(copy)
 
 
+def _folder_with_second_faces(tmp_path: Path, name: str, temperature: Any, **crop: Any) -> Path:
+    """The shipped model with its own face network copied in as the second one, at ``temperature``
+    (and ``crop``: its crop_size and crop_context)."""
+    folder = tmp_path / name
+    shutil.copytree(MODEL_DIR, folder)
+    shutil.copyfile(MODEL_DIR / "dice-faces.onnx", folder / "dice-faces-2.onnx")
+    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta["second_faces"] = {"seed": 1, "temperature": temperature, **crop}
+    (folder / "model.json").write_text(json.dumps(meta))
+    return folder
+
+
+def _folder_without_second_faces(tmp_path: Path) -> Path:
+    folder = tmp_path / "one"
+    shutil.copytree(MODEL_DIR, folder)
+    (folder / "dice-faces-2.onnx").unlink(missing_ok=True)
+    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta.pop("second_faces", None)
+    (folder / "model.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_a_second_face_network_joins_the_second_look(tmp_path: Path) -> None:
+    from vision.learned import VIEWS, turned_and_mirrored
+
+    one = LearnedModel(_folder_without_second_faces(tmp_path))
+    assert not one.has_second_faces
+    frame = _trays(31, 1)[0].frame
+    crops = one.crops(frame, LearnedReader(one).find(frame)[:6])
+    alone = one.turned_face_probabilities(crops)
+    # a second network that is the first, at the first's temperature, changes nothing
+    twin = LearnedModel(_folder_with_second_faces(tmp_path, "twin", one.temperature))
+    assert twin.has_second_faces
+    np.testing.assert_allclose(twin.turned_face_probabilities(crops), alone, atol=1e-6)
+    # one at another temperature is heard, and reads a crop alike in each of its views
+    other = LearnedModel(_folder_with_second_faces(tmp_path, "other", 3 * one.temperature))
+    both = other.turned_face_probabilities(crops)
+    assert float(np.abs(both - alone).max()) > 1e-3
+    for view in turned_and_mirrored(crops).reshape(len(VIEWS), *crops.shape):
+        np.testing.assert_allclose(other.turned_face_probabilities(np.ascontiguousarray(view)), both, atol=1e-5)
+    # only the second look hears it: a first look is the first network's alone
+    np.testing.assert_array_equal(other.face_probabilities(crops), one.face_probabilities(crops))
+
+
+def test_a_second_face_network_reads_its_own_crops(tmp_path: Path) -> None:
+    one = LearnedModel(_folder_without_second_faces(tmp_path))
+    tight = LearnedModel(_folder_with_second_faces(tmp_path, "tight", one.temperature, crop_size=48, crop_context=1.0))
+    assert (tight.second_crop_size, tight.second_crop_context) == (48, 1.0)
+    frame = _trays(31, 1)[0].frame
+    dice = LearnedReader(one).find(frame)[:4]
+    crops = tight.crops(frame, dice)
+    second = tight.second_crops(frame, dice)
+    assert crops.shape[2:] == (one.crop_size, one.crop_size) and second.shape[2:] == (48, 48)
+    # its crop shows the die closer: another input, so another mean than the same crops give
+    with pytest.raises(ValueError, match="second_crops"):
+        tight.turned_face_probabilities(crops)
+    alone = one.turned_face_probabilities(crops)
+    both = tight.turned_face_probabilities(crops, None, second)
+    assert both.shape == alone.shape and float(np.abs(both - alone).max()) > 1e-3
+    # and the reader cuts them itself for the dice it is unsure of
+    unsure = LearnedReader(tight, min_confidence=0.9999).read(frame)
+    assert len(unsure.dice) >= 1
+
+
+def test_second_face_network_problems_name_the_file(tmp_path: Path) -> None:
+    for temperature in (0.0, "1", None):
+        with pytest.raises(ModelError, match="second_faces"):
+            LearnedModel(_folder_with_second_faces(tmp_path, f"bad-{temperature}", temperature))
+    for crop in ({"crop_size": 8}, {"crop_size": 40.5}, {"crop_context": 3.0}, {"crop_context": "1"}):
+        with pytest.raises(ModelError, match="crop_size of 16 to 128 px and a crop_context"):
+            LearnedModel(_folder_with_second_faces(tmp_path, f"bad-{sorted(crop.items())}", 1.0, **crop))
+    missing = _folder_with_second_faces(tmp_path, "missing", 1.0)
+    (missing / "dice-faces-2.onnx").unlink()
+    with pytest.raises(ModelError, match="dice-faces-2.onnx"):
+        LearnedModel(missing)
+    (missing / "dice-faces-2.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="dice-faces-2.onnx"):
+        LearnedModel(missing)
+
+
 def test_the_model_says_how_sure_a_reading_must_be() -> None:
     model = LearnedModel()
     assert model.min_confidence == json.loads((MODEL_DIR / "model.json").read_text())["min_confidence"]

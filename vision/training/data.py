@@ -28,7 +28,7 @@ import numpy.typing as npt
 from vision.dataset import load_dataset
 from vision.errors import DatasetError
 from vision.imageio import Frame, load_image
-from vision.learned import CLASSES, CROP_SIZE, STRIDE, WORK_SIZE, crop_at, to_input
+from vision.learned import CLASSES, CROP_CONTEXT, CROP_SIZE, STRIDE, WORK_SIZE, crop_at, to_input
 from vision.splits import Split, split_of
 
 F32 = npt.NDArray[np.float32]
@@ -228,14 +228,16 @@ def detector_sample(frame: TrainFrame, rng: np.random.Generator, patch: int = 25
 # Face samples
 
 
-def face_sample(frame: TrainFrame, rng: np.random.Generator, negative: bool, size: int = CROP_SIZE) -> tuple[F32, int]:
-    """One augmented ``size`` px crop and its class: a die of the frame as the detector would place
-    it, or (``negative``) a place with no die at its centre."""
+def face_sample(
+    frame: TrainFrame, rng: np.random.Generator, negative: bool, size: int = CROP_SIZE, context: float = CROP_CONTEXT
+) -> tuple[F32, int]:
+    """One augmented ``size`` px crop showing ``context`` times the die's size, and its class: a die
+    of the frame as the detector would place it, or (``negative``) a place with no die at its centre."""
     h, w = frame.image.shape[:2]
     if negative and frame.negatives and rng.random() < 0.5:
         nx, ny, nsize = frame.negatives[int(rng.integers(len(frame.negatives)))]
         side = nsize * math.exp(rng.normal(0, 0.1))
-        crop = crop_at(frame.image, nx + rng.normal(0, 0.05) * nsize, ny + rng.normal(0, 0.05) * nsize, side, float(rng.uniform(0, 360)), size)
+        crop = crop_at(frame.image, nx + rng.normal(0, 0.05) * nsize, ny + rng.normal(0, 0.05) * nsize, side, float(rng.uniform(0, 360)), size, context)
         return to_input(augment_colour(crop, rng)), CLASS_INDEX["none"]
     if negative and frame.dice and rng.random() < 0.3:
         # Off a die's centre by most of its size: the detector must give one die one place.
@@ -245,7 +247,7 @@ def face_sample(frame: TrainFrame, rng: np.random.Generator, negative: bool, siz
         reach = rng.uniform(0.6, 1.0) * base
         cx, cy = d.cx + reach * math.cos(turn), d.cy + reach * math.sin(turn)
         if all(math.hypot(cx - o.cx, cy - o.cy) > 0.55 * (o.size or frame.typical_size) for o in frame.dice):
-            crop = crop_at(frame.image, cx, cy, base * math.exp(rng.normal(0, 0.12)), float(rng.uniform(0, 360)), size)
+            crop = crop_at(frame.image, cx, cy, base * math.exp(rng.normal(0, 0.12)), float(rng.uniform(0, 360)), size, context)
             return to_input(augment_colour(crop, rng)), CLASS_INDEX["none"]
     if negative or not frame.dice:
         side = frame.typical_size * math.exp(rng.uniform(-0.7, 0.7))
@@ -254,7 +256,7 @@ def face_sample(frame: TrainFrame, rng: np.random.Generator, negative: bool, siz
             if all(math.hypot(cx - d.cx, cy - d.cy) > 0.7 * (d.size or frame.typical_size) for d in frame.dice):
                 break
         else:
-            return face_sample(frame, rng, negative=False, size=size) if frame.dice else (np.zeros((3, size, size), np.float32), 0)
+            return face_sample(frame, rng, negative=False, size=size, context=context) if frame.dice else (np.zeros((3, size, size), np.float32), 0)
         label = CLASS_INDEX["none"]
     else:
         d = frame.dice[int(rng.integers(len(frame.dice)))]
@@ -263,7 +265,7 @@ def face_sample(frame: TrainFrame, rng: np.random.Generator, negative: bool, siz
         cx = d.cx + rng.normal(0, 0.06) * base
         cy = d.cy + rng.normal(0, 0.06) * base
         label = d.label
-    crop = crop_at(frame.image, cx, cy, side, float(rng.uniform(0, 360)), size)
+    crop = crop_at(frame.image, cx, cy, side, float(rng.uniform(0, 360)), size, context)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
     return to_input(augment_colour(np.ascontiguousarray(crop), rng)), label

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.learned import CLASSES, CROP_SIZE
+from vision.learned import CLASSES, CROP_CONTEXT, CROP_SIZE
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -69,9 +69,9 @@ class DiceDetector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    """Input: N x 3 x ``crop`` x ``crop`` crops, BGR 0-1. Output: N x len(CLASSES) logits."""
+    """Input: N x 3 x ``crop`` x ``crop`` crops (``context`` times a die's size), BGR 0-1. Output: N x len(CLASSES) logits."""
 
-    def __init__(self, width: int = 32, crop: int = CROP_SIZE) -> None:
+    def __init__(self, width: int = 32, crop: int = CROP_SIZE, context: float = CROP_CONTEXT) -> None:
         super().__init__()
         w = width
         self.features = nn.Sequential(
@@ -86,6 +86,7 @@ class FaceNet(nn.Module):
         )
         self.classify = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(3 * w, len(CLASSES)))
         self.crop = crop
+        self.context = context  # how much of a die's size its crops show
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out: torch.Tensor = self.classify(self.features(x))

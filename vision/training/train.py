@@ -31,6 +31,8 @@ from vision.learned import (
     DETECTOR_FILE,
     FACES_FILE,
     METADATA_FILE,
+    LearnedModel,
+    SECOND_FACES_FILE,
     STRIDE,
     WORK_SIZE,
     crop_at,
@@ -80,6 +82,10 @@ class TrainConfig:
     face_batch: int = 192
     face_width: int = 48
     crop_size: int = CROP_SIZE
+    crop_context: float = CROP_CONTEXT  # how much of a die's size the face network's crop shows
+    # The second face network's crop (None: the first's); a finer one sees another die than the first
+    second_crop_size: int | None = None
+    second_crop_context: float | None = None
     int8: bool = True  # the face network shipped in 8-bit integers (see vision.training.quantize)
     int8_agreement: float = MIN_AGREEMENT  # the share of val crops it must class as the float one does
     negative_share: float = 0.25
@@ -89,6 +95,8 @@ class TrainConfig:
     rendered_limit: int | None = None
     checkpoint_dir: str | None = None  # default: ``out``
     second_look: bool = True  # see look_again()
+    second_faces: bool = True  # a second face network from the next seed (vision.learned.SECOND_FACES_FILE)
+    add_second_faces: bool = False  # keep the model in ``out``, train only its second face network
     mine_rendered: int = 1500
     notes: dict[str, Any] = field(default_factory=dict)
 
@@ -210,16 +218,17 @@ def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: lis
     return net
 
 
-def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log) -> FaceNet:
+def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log, name: str = "faces") -> FaceNet:
+    """The face network of ``cfg`` (its seed decides the start and every sample), checkpointed as ``name``."""
     torch.manual_seed(cfg.seed + 1)
-    net = FaceNet(cfg.face_width, cfg.crop_size)
+    net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
 
     def step_loss(step: int) -> tuple[torch.Tensor, str]:
         rng = np.random.default_rng([cfg.seed, 2, step])
         crops, labels = [], []
         for _ in range(cfg.face_batch):
-            crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share), size=cfg.crop_size)
+            crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share), size=cfg.crop_size, context=cfg.crop_context)
             crops.append(crop)
             labels.append(label)
         target = torch.tensor(labels, dtype=torch.long)
@@ -227,20 +236,16 @@ def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[f
         loss = tf.cross_entropy(logits, target, label_smoothing=0.03)
         return loss, f"batch accuracy {(logits.argmax(1) == target).float().mean().item():.3f}"
 
-    _fit("faces", net, opt, cfg.face_steps, cfg, step_loss, log)
+    _fit(name, net, opt, cfg.face_steps, cfg, step_loss, log)
     return net
 
 
-def look_again(detector: DiceDetector, frames: Sequence[TrainFrame], far: float = 0.6) -> list[TrainFrame]:
-    """``frames`` as the trained detector sees them: each labelled die gets the centre and size the
-    detector gives it (so the face network learns from crops cut as the reader will cut them), and the
-    places the detector finds a die where none is labelled (further than ``far`` of a die's size
-    from every labelled centre: the screws of a tray stand, a key, a coin) become negatives."""
-
-    def detect_raw(work: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            out: np.ndarray = detector(torch.from_numpy(work)[None])[0].numpy()
-        return out
+def look_again(detect_raw: Callable[[np.ndarray], np.ndarray], frames: Sequence[TrainFrame], far: float = 0.6) -> list[TrainFrame]:
+    """``frames`` as the trained detector sees them (``detect_raw``: a work image to its raw output,
+    see :func:`torch_detect_raw`): each labelled die gets the centre and size the detector gives it
+    (so the face network learns from crops cut as the reader will cut them), and the places the
+    detector finds a die where none is labelled (further than ``far`` of a die's size from every
+    labelled centre: the screws of a tray stand, a key, a coin) become negatives."""
 
     seen: list[TrainFrame] = []
     for frame in frames:
@@ -264,12 +269,23 @@ def look_again(detector: DiceDetector, frames: Sequence[TrainFrame], far: float 
     return seen
 
 
+def torch_detect_raw(detector: DiceDetector) -> Callable[[np.ndarray], np.ndarray]:
+    """The trained ``detector`` as a function of one work image, as the reader runs its ONNX file."""
+
+    def detect_raw(work: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            out: np.ndarray = detector(torch.from_numpy(work)[None])[0].numpy()
+        return out
+
+    return detect_raw
+
+
 def fit_temperature(net: FaceNet, frames: Sequence[TrainFrame]) -> float:
     """The temperature that makes the face network's softmax honest on ``frames`` (the val split):
     crops cut where the labels put each die, as the reader would, no augmentation."""
     if not any(f.dice for f in frames):
         return 1.0
-    crops, target = _val_crops(frames, net.crop)
+    crops, target = _val_crops(frames, net.crop, net.context)
     with torch.no_grad():
         logits = net(crops)
     best, best_nll = 1.0, float("inf")
@@ -280,13 +296,14 @@ def fit_temperature(net: FaceNet, frames: Sequence[TrainFrame]) -> float:
     return round(best, 3)
 
 
-def _val_crops(frames: Sequence[TrainFrame], size: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The val dice cut where the labels put each die, as the reader would (``size`` px crops), and their classes."""
+def _val_crops(frames: Sequence[TrainFrame], size: int, context: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The val dice cut where the labels put each die, as the reader would (``size`` px crops
+    showing ``context`` times a die's size), and their classes."""
     crops, labels = [], []
     for f in frames:
         for d in f.dice:
             side = d.size if d.size else f.typical_size
-            crops.append(to_input(crop_at(f.image, d.cx, d.cy, side, size=size)))
+            crops.append(to_input(crop_at(f.image, d.cx, d.cy, side, size=size, context=context)))
             labels.append(d.label)
     return torch.from_numpy(np.stack(crops)), torch.tensor(labels, dtype=torch.long)
 
@@ -296,7 +313,7 @@ def fit_min_confidence(net: FaceNet, frames: Sequence[TrainFrame], temperature: 
     on ``frames`` (the val split) are right at ``precision`` or better; 0.95 if none is."""
     if not any(f.dice for f in frames):
         return 0.8
-    crops, target = _val_crops(frames, net.crop)
+    crops, target = _val_crops(frames, net.crop, net.context)
     with torch.no_grad():
         p = torch.softmax(net(crops) / temperature, dim=1)
     confidence, best = p.max(dim=1)
@@ -308,17 +325,38 @@ def fit_min_confidence(net: FaceNet, frames: Sequence[TrainFrame], temperature: 
     return 0.95
 
 
-def _calibration_crops(real: Sequence[TrainFrame], rendered: Sequence[TrainFrame], size: int, limit: int = 1024) -> np.ndarray:
+def _calibration_crops(
+    real: Sequence[TrainFrame], rendered: Sequence[TrainFrame], size: int, context: float, limit: int = 1024
+) -> np.ndarray:
     """Crops of training dice, cut where the detector put them, and of the places it took for dice
     where none is (real and rendered frames in turn, in their order): what the 8-bit face
     network's activation ranges are measured on."""
     crops: list[np.ndarray] = []
     for f in (f for pair in itertools.zip_longest(real, rendered) for f in pair if f is not None):
         places = [(d.cx, d.cy, d.size or f.typical_size) for d in f.dice] + list(f.negatives)
-        crops += [to_input(crop_at(f.image, cx, cy, side, size=size)) for cx, cy, side in places]
+        crops += [to_input(crop_at(f.image, cx, cy, side, size=size, context=context)) for cx, cy, side in places]
         if len(crops) >= limit:
             break
     return np.stack(crops[:limit]) if crops else np.zeros((0, 3, size, size), np.float32)
+
+
+def _export_faces(
+    cfg: TrainConfig,
+    net: FaceNet,
+    path: Path,
+    val_frames: Sequence[TrainFrame],
+    calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
+    log: Log,
+) -> float | None:
+    """Writes face network ``net`` to ``path``, in 8-bit integers where ``cfg.int8`` says and they
+    class the val crops as the float network does, its activation ranges measured on crops of
+    ``calibration_frames`` (real, rendered); returns that agreement (None: kept in floats)."""
+    export_onnx(net, torch.zeros(4, 3, cfg.crop_size, cfg.crop_size), path)
+    if not cfg.int8:
+        return None
+    calibration = _calibration_crops(*calibration_frames, cfg.crop_size, cfg.crop_context)
+    check = _val_crops(val_frames, cfg.crop_size, cfg.crop_context)[0].numpy() if any(f.dice for f in val_frames) else calibration
+    return quantize_faces(path, path, calibration, check, log, cfg.int8_agreement)
 
 
 def export_onnx(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
@@ -345,12 +383,18 @@ def _export(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
 
 
 def train(cfg: TrainConfig, log: Log = print) -> Path:
-    """Runs the whole recipe; returns the folder holding the two ONNX files and ``model.json``."""
+    """Runs the whole recipe; returns the folder holding the ONNX files and ``model.json``. With
+    ``cfg.add_second_faces`` the detector and face network already in ``cfg.out`` are kept (the
+    detector cuts the crops) and only a second face network is trained beside them."""
     torch.set_num_threads(cfg.threads)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     cfg.checkpoints.mkdir(parents=True, exist_ok=True)
     begun = time.monotonic()
+    kept = LearnedModel(out) if cfg.add_second_faces else None
+    if kept is not None:
+        # the second network reads the crops cut for the first
+        cfg = replace(cfg, crop_size=kept.crop_size)
     rendered: list[TrainFrame] = []
     for folder in cfg.rendered:
         rendered += rendered_frames(folder, cfg.rendered_limit)
@@ -358,36 +402,67 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     real_val = [real_frames(s.folder, "val", s.boxes) for s in cfg.real]
     log(f"rendered frames {len(rendered)}, real training frames {[len(r) for r in real_train]}, val {[len(v) for v in real_val]}")
     log(f"rendered dice by class {check_classes(rendered)}")
-    pools, weights = _pick_sources(cfg, rendered, real_train, faces=False)
-    detector = train_detector(cfg, pools, weights, log)
+    detector: DiceDetector | None = None
+    detect_raw: Callable[[np.ndarray], np.ndarray]
+    if kept is not None:
+        detect_raw = kept.detect_raw
+        log(f"kept the detector and face network of {kept.folder}")
+    else:
+        pools, weights = _pick_sources(cfg, rendered, real_train, faces=False)
+        detector = train_detector(cfg, pools, weights, log)
+        detect_raw = torch_detect_raw(detector)
     if cfg.second_look:
         begun_mining = time.monotonic()
-        real_train = [look_again(detector, r) for r in real_train]
-        real_val = [look_again(detector, r) for r in real_val]
-        mined_rendered = [replace(f, negatives=g.negatives) for f, g in zip(rendered, look_again(detector, rendered[: cfg.mine_rendered]))]
+        real_train = [look_again(detect_raw, r) for r in real_train]
+        real_val = [look_again(detect_raw, r) for r in real_val]
+        mined_rendered = [replace(f, negatives=g.negatives) for f, g in zip(rendered, look_again(detect_raw, rendered[: cfg.mine_rendered]))]
         rendered = mined_rendered + rendered[cfg.mine_rendered :]
         found = sum(len(f.negatives) for r in [*real_train, rendered] for f in r)
         log(f"{found} places the detector takes for dice in the training frames ({time.monotonic() - begun_mining:.0f} s)")
     pools, weights = _pick_sources(cfg, rendered, real_train, faces=True)
-    faces = train_faces(cfg, pools, weights, log)
     val_frames = [f for v in real_val for f in v]
+    calibration = ([f for r in real_train for f in r], rendered)
+    if kept is not None:
+        metadata = dict(kept.metadata)
+    else:
+        assert detector is not None
+        metadata = _first_faces(cfg, detector, pools, weights, val_frames, calibration, rendered, real_train, begun, log)
+    metadata.pop("second_faces", None)
+    (out / SECOND_FACES_FILE).unlink(missing_ok=True)
+    if cfg.second_faces or kept is not None:
+        metadata["second_faces"] = _second_faces(cfg, pools, weights, val_frames, calibration, log)
+    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote the model in {out} in {(time.monotonic() - begun) / 60:.1f} min")
+    return out
+
+
+def _first_faces(
+    cfg: TrainConfig,
+    detector: DiceDetector,
+    pools: list[list[TrainFrame]],
+    weights: list[float],
+    val_frames: Sequence[TrainFrame],
+    calibration: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
+    rendered: Sequence[TrainFrame],
+    real_train: Sequence[Sequence[TrainFrame]],
+    begun: float,
+    log: Log,
+) -> dict[str, Any]:
+    """Trains the face network, writes it and the detector to ``cfg.out``; returns ``model.json``'s contents."""
+    out = Path(cfg.out)
+    faces = train_faces(cfg, pools, weights, log)
     temperature = fit_temperature(faces, val_frames) if val_frames else 1.0
     log(f"face temperature {temperature} (fitted on {sum(len(f.dice) for f in val_frames)} val dice)")
     min_confidence = fit_min_confidence(faces, val_frames, temperature)
     log(f"min confidence {min_confidence} (the lowest at which the val dice read 99.8 % right)")
     export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
-    export_onnx(faces, torch.zeros(4, 3, cfg.crop_size, cfg.crop_size), out / FACES_FILE)
-    int8_agreement = None
-    if cfg.int8:
-        calibration = _calibration_crops([f for r in real_train for f in r], rendered, cfg.crop_size)
-        check = _val_crops(val_frames, cfg.crop_size)[0].numpy() if any(f.dice for f in val_frames) else calibration
-        int8_agreement = quantize_faces(out / FACES_FILE, out / FACES_FILE, calibration, check, log, cfg.int8_agreement)
-    metadata = {
+    int8_agreement = _export_faces(cfg, faces, out / FACES_FILE, val_frames, calibration, log)
+    return {
         "classes": list(CLASSES),
         "work_size": WORK_SIZE,
         "stride": STRIDE,
         "crop_size": cfg.crop_size,
-        "crop_context": CROP_CONTEXT,
+        "crop_context": cfg.crop_context,
         "temperature": temperature,
         "min_confidence": min_confidence,
         "training": {
@@ -413,6 +488,38 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
             **cfg.notes,
         },
     }
-    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
-    log(f"wrote {out / DETECTOR_FILE}, {out / FACES_FILE}, {out / METADATA_FILE} in {(time.monotonic() - begun) / 60:.1f} min")
-    return out
+
+
+def _second_faces(
+    cfg: TrainConfig,
+    pools: list[list[TrainFrame]],
+    weights: list[float],
+    val_frames: Sequence[TrainFrame],
+    calibration: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
+    log: Log,
+) -> dict[str, Any]:
+    """Trains the second face network (:data:`vision.learned.SECOND_FACES_FILE`): the same recipe
+    from the next seed, another start and other samples, so that where the first network is unsure
+    of a die the second's view of it is its own. Returns ``model.json``'s ``second_faces``."""
+    begun = time.monotonic()
+    second_cfg = replace(
+        cfg,
+        seed=cfg.seed + 1,
+        crop_size=cfg.second_crop_size or cfg.crop_size,
+        crop_context=cfg.second_crop_context or cfg.crop_context,
+    )
+    second = train_faces(second_cfg, pools, weights, log, name="faces-2")
+    temperature = fit_temperature(second, val_frames) if val_frames else 1.0
+    log(f"second face network's temperature {temperature}")
+    agreement = _export_faces(second_cfg, second, Path(cfg.out) / SECOND_FACES_FILE, val_frames, calibration, log)
+    record: dict[str, Any] = {
+        "seed": second_cfg.seed,
+        "temperature": temperature,
+        "crop_size": second_cfg.crop_size,
+        "crop_context": second_cfg.crop_context,
+        "face_steps": cfg.face_steps,
+    }
+    if agreement is not None:
+        record["int8_agreement"] = round(agreement, 4)
+    record["minutes"] = round((time.monotonic() - begun) / 60, 1)
+    return record
