@@ -77,7 +77,8 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument(
         "--second-crop-context",
         type=float,
-        help="how much of a die's size the second face network's crop shows, 0.8-2 (default: the first's, 1.4)",
+        default=1.0,
+        help="how much of a die's size the second face network's crop shows, 0.8-2 (default 1.0: the die alone; the first's is 1.4)",
     )
     train.add_argument(
         "--add-second-faces",

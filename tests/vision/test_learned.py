@@ -247,23 +247,25 @@ def _folder_without_second_faces(tmp_path: Path) -> Path:
 
 
 def test_a_second_face_network_joins_the_second_look(tmp_path: Path) -> None:
-    from vision.learned import VIEWS, turned_and_mirrored
+    from vision.learned import VIEWS, softmax, turned_and_mirrored
 
     one = LearnedModel(_folder_without_second_faces(tmp_path))
     assert not one.has_second_faces
     frame = _trays(31, 1)[0].frame
     crops = one.crops(frame, LearnedReader(one).find(frame)[:6])
     alone = one.turned_face_probabilities(crops)
-    # a second network that is the first, at the first's temperature, changes nothing
+    # a second network that is the first, at the first's temperature, weighs in with its reading
+    # of the crop as it lies (SECOND_VIEWS) as much as the first's four views together
     twin = LearnedModel(_folder_with_second_faces(tmp_path, "twin", one.temperature))
     assert twin.has_second_faces
-    np.testing.assert_allclose(twin.turned_face_probabilities(crops), alone, atol=1e-6)
-    # one at another temperature is heard, and reads a crop alike in each of its views
+    expected = softmax((np.log(alone.astype(np.float64)) + one.face_logits(crops)) / 2)
+    np.testing.assert_allclose(twin.turned_face_probabilities(crops), expected, atol=1e-5)
+    # one at another temperature is heard; the first network's views of a crop read alike
     other = LearnedModel(_folder_with_second_faces(tmp_path, "other", 3 * one.temperature))
     both = other.turned_face_probabilities(crops)
     assert float(np.abs(both - alone).max()) > 1e-3
     for view in turned_and_mirrored(crops).reshape(len(VIEWS), *crops.shape):
-        np.testing.assert_allclose(other.turned_face_probabilities(np.ascontiguousarray(view)), both, atol=1e-5)
+        np.testing.assert_allclose(other.turned_face_probabilities(np.ascontiguousarray(view), None, crops), both, atol=1e-5)
     # only the second look hears it: a first look is the first network's alone
     np.testing.assert_array_equal(other.face_probabilities(crops), one.face_probabilities(crops))
 
@@ -338,12 +340,14 @@ def test_a_second_look_reads_a_crop_alike_in_each_of_its_views(reader: LearnedRe
     frame = _trays(31, 1)[0].frame
     found = reader.find(frame)
     crops = reader.model.crops(frame, found[:6])
-    turned = reader.model.turned_face_probabilities(crops)
+    second = reader.model.second_crops(frame, found[:6])
+    turned = reader.model.turned_face_probabilities(crops, None, second)
     views = turned_and_mirrored(crops).reshape(len(VIEWS), *crops.shape)
     assert len({v.tobytes() for v in views[:, 0]}) == len(VIEWS)  # different views of one crop
     np.testing.assert_array_equal(views[0], crops)
-    for view in views:
-        np.testing.assert_allclose(reader.model.turned_face_probabilities(np.ascontiguousarray(view)), turned, atol=1e-5)
+    for view in views:  # (the second network reads its own crop as it lies: SECOND_VIEWS)
+        again = reader.model.turned_face_probabilities(np.ascontiguousarray(view), None, second)
+        np.testing.assert_allclose(again, turned, atol=1e-5)
 
 
 def test_only_unsure_dice_are_looked_at_again_and_no_die_stays_none(reader: LearnedReader) -> None:
@@ -353,7 +357,7 @@ def test_only_unsure_dice_are_looked_at_again_and_no_die_stays_none(reader: Lear
         assert probabilities is not None and len(probabilities) == len(found) + len(big)
         crops = reader.model.crops(tray.frame, found + big)
         first = reader.model.face_probabilities(crops)
-        turned = reader.model.turned_face_probabilities(crops)
+        turned = reader.model.turned_face_probabilities(crops, None, reader.model.second_crops(tray.frame, found + big))
         for p, once, again in zip(probabilities, first, turned):
             if once.max() >= reader.min_confidence or reader.takes_for_no_die(once):
                 np.testing.assert_array_equal(p, once)

@@ -83,9 +83,10 @@ class TrainConfig:
     face_width: int = 48
     crop_size: int = CROP_SIZE
     crop_context: float = CROP_CONTEXT  # how much of a die's size the face network's crop shows
-    # The second face network's crop (None: the first's); a finer one sees another die than the first
+    # The second face network's crop (size None: the first's); the die alone, with its pips at 1.4
+    # times the first crop's pixels, read unsure dice better than the first's crop from another seed
     second_crop_size: int | None = None
-    second_crop_context: float | None = None
+    second_crop_context: float | None = 1.0
     int8: bool = True  # the face network shipped in 8-bit integers (see vision.training.quantize)
     int8_agreement: float = MIN_AGREEMENT  # the share of val crops it must class as the float one does
     negative_share: float = 0.25
