@@ -1,4 +1,4 @@
-"""The shipped 8-bit face network reads a die the same on every CPU.
+"""The shipped 8-bit face networks read a die the same on every CPU.
 
 ONNX Runtime runs an 8-bit network with the kernels the CPU has. Unsigned activations times
 signed weights run, on x86 CPUs without VNNI, on an instruction whose 16-bit sums saturate; the
@@ -17,7 +17,7 @@ import pytest
 
 from hardware.sim import random_scene, render_tray
 from vision.dataset import load_dataset
-from vision.learned import FACES_FILE, MODEL_DIR, LearnedReader, find_big_dice, softmax
+from vision.learned import FACES_FILE, MODEL_DIR, SECOND_FACES_FILE, LearnedReader, find_big_dice, softmax
 from vision.splits import subset
 
 onnx = pytest.importorskip("onnx")
@@ -84,36 +84,44 @@ def _session(model: Any, optimise: bool) -> Any:
 
 
 @pytest.fixture(scope="module")
-def crops() -> np.ndarray:
-    """Crops of every die the reader finds on seeded rendered trays and on real val photos."""
+def crops() -> dict[str, np.ndarray]:
+    """Crops of every die the reader finds on seeded rendered trays and on real val photos, as each
+    face network reads them (the second cuts its own)."""
     reader = LearnedReader()
+    assert reader.model.has_second_faces
     frames = []
     rng = np.random.default_rng(11)
     frames += [render_tray(random_scene(rng), rng).frame for _ in range(12)]
     for name in ("byler-d6-train", "real-d6"):
         if (DATA / name).is_dir():
             frames += [image.load() for image in subset(load_dataset(DATA / name), "val").images[:12]]
-    batches = []
+    first, second = [], []
     for frame in frames:
         found = reader.find(frame) + find_big_dice(frame, reader.model.detect_raw, reader.min_score)
         if found:
-            batches.append(reader.model.crops(frame, found))
-    return np.concatenate(batches)
+            first.append(reader.model.crops(frame, found))
+            second.append(reader.model.second_crops(frame, found))
+    return {FACES_FILE: np.concatenate(first), SECOND_FACES_FILE: np.concatenate(second)}
 
 
-def test_the_shipped_weights_are_unsigned() -> None:
-    model = onnx.load(str(MODEL_DIR / FACES_FILE))
+NETWORKS = pytest.mark.parametrize("name", [FACES_FILE, SECOND_FACES_FILE])
+
+
+@NETWORKS
+def test_the_shipped_weights_are_unsigned(name: str) -> None:
+    model = onnx.load(str(MODEL_DIR / name))
     init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     weights = [init[n.input[3]] for n in model.graph.node if n.op_type in ("QLinearConv", "QGemm")]
     assert weights and all(w.dtype == np.uint8 for w in weights)
 
 
-def test_the_face_network_computes_exact_integer_arithmetic(crops: np.ndarray) -> None:
-    model = onnx.load(str(MODEL_DIR / FACES_FILE))
+@NETWORKS
+def test_the_face_network_computes_exact_integer_arithmetic(crops: dict[str, np.ndarray], name: str) -> None:
+    model = onnx.load(str(MODEL_DIR / name))
     shipped, exact = _session(model, optimise=True), _session(_exact_graph(model), optimise=False)
-    assert len(crops) > 100
-    got = softmax(shipped.run(None, {"image": crops})[0].astype(np.float64))
-    want = softmax(exact.run(None, {"image": crops})[0].astype(np.float64))
+    assert len(crops[name]) > 100
+    got = softmax(shipped.run(None, {"image": crops[name]})[0].astype(np.float64))
+    want = softmax(exact.run(None, {"image": crops[name]})[0].astype(np.float64))
     assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
     # only the float rounding of each requantization differs (an 8-bit network that saturates
     # is off by up to 0.9 on some crops)
