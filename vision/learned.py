@@ -72,8 +72,8 @@ DEFAULT_MIN_CONFIDENCE = 0.8
 #: The files of a model folder.
 DETECTOR_FILE = "dice-detector.onnx"
 FACES_FILE = "dice-faces.onnx"
-#: A second face network (the same recipe from another seed), consulted on the dice the first is
-#: unsure of; a model folder may have none.
+#: A second face network (the same recipe from another seed, on its own crop), consulted on the
+#: dice the first is unsure of; a model folder may have none.
 SECOND_FACES_FILE = "dice-faces-2.onnx"
 METADATA_FILE = "model.json"
 #: Where the shipped model lives.
@@ -134,6 +134,11 @@ def crop_at(
     """The face network's ``size`` px square crop of a die at (cx, cy) of ``side`` px, turned by
     ``angle``, showing ``context`` times the die's size."""
     return cut_crop(image, crop_transform(cx, cy, side, angle, size, context), size)
+
+
+def _cut(frame: Frame, dice: Sequence[FoundDie], size: int, context: float) -> F32:
+    """A face network's input for ``dice`` of ``frame``: ``size`` px crops showing ``context`` times each die."""
+    return to_input(np.stack([crop_at(frame, d.cx, d.cy, d.size, size=size, context=context) for d in dice]))
 
 
 def to_input(image: Frame) -> F32:
@@ -249,12 +254,11 @@ class LearnedModel:
 
     def crops(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
         """The face network's input for ``dice`` of ``frame``: each cut as :func:`crop_transform` says."""
-        return to_input(np.stack([crop_at(frame, d.cx, d.cy, d.size, size=self.crop_size) for d in dice]))
+        return _cut(frame, dice, self.crop_size, CROP_CONTEXT)
 
     def second_crops(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
         """The second face network's input for ``dice`` of ``frame``: its own crop size and context."""
-        crops = [crop_at(frame, d.cx, d.cy, d.size, size=self.second_crop_size, context=self.second_crop_context) for d in dice]
-        return to_input(np.stack(crops))
+        return _cut(frame, dice, self.second_crop_size, self.second_crop_context)
 
     def face_probabilities(self, crops: F32) -> F32:
         """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
@@ -294,9 +298,8 @@ class LearnedModel:
             if (self.second_crop_size, self.second_crop_context) != (self.crop_size, CROP_CONTEXT):
                 raise ValueError("the second face network reads crops of its own: pass second_crops")
             second_crops = crops
-        views = SECOND_VIEWS
-        second = self._second_faces.run(None, {"image": turned_and_mirrored(second_crops, views)})[0].astype(np.float64)
-        second_mean = second.reshape(len(views), len(crops), -1).mean(axis=0) / self.second_temperature
+        second = self._second_faces.run(None, {"image": turned_and_mirrored(second_crops, SECOND_VIEWS)})[0].astype(np.float64)
+        second_mean = second.reshape(len(SECOND_VIEWS), len(crops), -1).mean(axis=0) / self.second_temperature
         return softmax((total / len(VIEWS) + second_mean) / 2)
 
 
@@ -401,8 +404,8 @@ class LearnedReader:
         # took for no die stays none: turned, a side face of an oblique die can pass for a top face.
         again = [i for i, p in enumerate(probabilities) if p.max() < self.min_confidence and not self.takes_for_no_die(p)]
         if again:
-            unsure = [(found + big)[i] for i in again]
-            second = self.model.second_crops(frame, unsure) if self.model.has_second_faces else None
+            everything = found + big
+            second = self.model.second_crops(frame, [everything[i] for i in again]) if self.model.has_second_faces else None
             probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again], second)
         return found, big, probabilities
 

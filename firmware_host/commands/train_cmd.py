@@ -160,7 +160,7 @@ def run_train(args: argparse.Namespace) -> int:
     for name in ("crop_size", "second_crop_size"):
         if getattr(args, name) is not None and not 16 <= getattr(args, name) <= 128:
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be from 16 to 128 pixels")
-    if args.second_crop_context is not None and not 0.8 <= args.second_crop_context <= 2.0:
+    if not 0.8 <= args.second_crop_context <= 2.0:
         raise UsageError(f"--second-crop-context {args.second_crop_context!r}: must be from 0.8 to 2")
     for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
         if getattr(args, name) < (0 if name == "rendered" else 1):

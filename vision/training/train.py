@@ -422,16 +422,16 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
         log(f"{found} places the detector takes for dice in the training frames ({time.monotonic() - begun_mining:.0f} s)")
     pools, weights = _pick_sources(cfg, rendered, real_train, faces=True)
     val_frames = [f for v in real_val for f in v]
-    calibration = ([f for r in real_train for f in r], rendered)
+    calibration_frames = ([f for r in real_train for f in r], rendered)
     if kept is not None:
         metadata = dict(kept.metadata)
     else:
         assert detector is not None
-        metadata = _first_faces(cfg, detector, pools, weights, val_frames, calibration, rendered, real_train, begun, log)
+        metadata = _first_faces(cfg, detector, pools, weights, val_frames, calibration_frames, rendered, real_train, begun, log)
     metadata.pop("second_faces", None)
     (out / SECOND_FACES_FILE).unlink(missing_ok=True)
     if cfg.second_faces or kept is not None:
-        metadata["second_faces"] = _second_faces(cfg, pools, weights, val_frames, calibration, log)
+        metadata["second_faces"] = _second_faces(cfg, pools, weights, val_frames, calibration_frames, log)
     (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
     log(f"wrote the model in {out} in {(time.monotonic() - begun) / 60:.1f} min")
     return out
@@ -443,7 +443,7 @@ def _first_faces(
     pools: list[list[TrainFrame]],
     weights: list[float],
     val_frames: Sequence[TrainFrame],
-    calibration: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
+    calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
     rendered: Sequence[TrainFrame],
     real_train: Sequence[Sequence[TrainFrame]],
     begun: float,
@@ -457,7 +457,7 @@ def _first_faces(
     min_confidence = fit_min_confidence(faces, val_frames, temperature)
     log(f"min confidence {min_confidence} (the lowest at which the val dice read 99.8 % right)")
     export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
-    int8_agreement = _export_faces(cfg, faces, out / FACES_FILE, val_frames, calibration, log)
+    int8_agreement = _export_faces(cfg, faces, out / FACES_FILE, val_frames, calibration_frames, log)
     return {
         "classes": list(CLASSES),
         "work_size": WORK_SIZE,
@@ -496,12 +496,13 @@ def _second_faces(
     pools: list[list[TrainFrame]],
     weights: list[float],
     val_frames: Sequence[TrainFrame],
-    calibration: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
+    calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
     log: Log,
 ) -> dict[str, Any]:
     """Trains the second face network (:data:`vision.learned.SECOND_FACES_FILE`): the same recipe
-    from the next seed, another start and other samples, so that where the first network is unsure
-    of a die the second's view of it is its own. Returns ``model.json``'s ``second_faces``."""
+    from the next seed (another start and other samples) on its own crop, so that where the first
+    network is unsure of a die the second's view of it is its own. Returns ``model.json``'s
+    ``second_faces``."""
     begun = time.monotonic()
     second_cfg = replace(
         cfg,
@@ -512,7 +513,7 @@ def _second_faces(
     second = train_faces(second_cfg, pools, weights, log, name="faces-2")
     temperature = fit_temperature(second, val_frames) if val_frames else 1.0
     log(f"second face network's temperature {temperature}")
-    agreement = _export_faces(second_cfg, second, Path(cfg.out) / SECOND_FACES_FILE, val_frames, calibration, log)
+    agreement = _export_faces(second_cfg, second, Path(cfg.out) / SECOND_FACES_FILE, val_frames, calibration_frames, log)
     record: dict[str, Any] = {
         "seed": second_cfg.seed,
         "temperature": temperature,
