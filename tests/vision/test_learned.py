@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -381,7 +382,10 @@ def test_the_pip_search_beside_the_learned_reader_reads_as_one_thread_does() -> 
     beside, alone = DiceReader(threads=2), DiceReader(threads=1)
     for frame in _rendered_and_real_frames():
         two, one = beside.read(frame), alone.read(frame)
-        assert two.dice == one.dice and two.frame_size == one.frame_size
+        # Confidences may differ in their last bit: a float sum's order can follow how the cores share the work.
+        assert [replace(d, confidence=0.0) for d in two.dice] == [replace(d, confidence=0.0) for d in one.dice]
+        assert [d.confidence for d in two.dice] == pytest.approx([d.confidence for d in one.dice], rel=1e-9)
+        assert two.frame_size == one.frame_size
         assert two.ms > 0
 
 
