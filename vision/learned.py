@@ -72,8 +72,9 @@ DEFAULT_MIN_CONFIDENCE = 0.8
 #: The files of a model folder.
 DETECTOR_FILE = "dice-detector.onnx"
 FACES_FILE = "dice-faces.onnx"
-#: A second face network (the same recipe from another seed, on its own crop), consulted on the
-#: dice the first is unsure of; a model folder may have none.
+#: The face networks beside the first (the same recipe from other seeds, each on its own crop),
+#: consulted on the dice the first is unsure of; a model folder may have none. The first of them
+#: is in this file, the next in ``dice-faces-3.onnx`` and so on (:func:`second_faces_file`).
 SECOND_FACES_FILE = "dice-faces-2.onnx"
 METADATA_FILE = "model.json"
 #: Where the shipped model lives.
@@ -84,6 +85,40 @@ F32 = npt.NDArray[np.float32]
 
 class ModelError(VisionError, ValueError):
     """A model folder is missing a file, or a file is not the model it should be; names the file."""
+
+
+def second_faces_file(index: int) -> str:
+    """The file of the ``index``-th face network beside the first (0: :data:`SECOND_FACES_FILE`)."""
+    return f"dice-faces-{index + 2}.onnx"
+
+
+@dataclass(frozen=True)
+class SecondFaces:
+    """A face network beside the first, as ``model.json``'s ``second_faces`` records it: its file,
+    its own temperature, and its crop (side in pixels, and how much of the die's size it shows)."""
+
+    file: str
+    temperature: float
+    crop_size: int
+    crop_context: float
+
+    @classmethod
+    def from_record(cls, record: Any, index: int, crop_size: int, where: str) -> SecondFaces:
+        """The network ``record`` describes (the ``index``-th beside the first; its crop defaults to
+        the first network's ``crop_size``).
+
+        :raises ModelError: the record is malformed; names ``where`` it is.
+        """
+        default_file = second_faces_file(index)
+        if not isinstance(record, dict) or not isinstance(record.get("temperature"), (int, float)) or not 0.05 <= record["temperature"] <= 20:
+            raise ModelError(f"{where}: second_faces {record!r} needs a temperature from 0.05 to 20")
+        size, context = record.get("crop_size", crop_size), record.get("crop_context", CROP_CONTEXT)
+        if not isinstance(size, int) or not 16 <= size <= 128 or not isinstance(context, (int, float)) or not 0.8 <= context <= 2.0:
+            raise ModelError(f"{where}: second_faces {record!r} needs a crop_size of 16 to 128 px and a crop_context of 0.8 to 2")
+        file = record.get("file", default_file)
+        if not isinstance(file, str) or Path(file).name != file or not file.endswith(".onnx"):
+            raise ModelError(f"{where}: second_faces {record!r} names a file {file!r} that is not an .onnx file of the model folder")
+        return cls(file, float(record["temperature"]), size, float(context))
 
 
 def crop_transform(
@@ -221,22 +256,16 @@ class LearnedModel:
             raise ModelError(f"{str(meta_path)!r}: crop_context {self.metadata.get('crop_context')!r} is not this reader's {CROP_CONTEXT}")
         self._detector = load_network(self.folder / DETECTOR_FILE, threads)
         self._faces = load_network(self.folder / FACES_FILE, threads)
-        second = self.metadata.get("second_faces")
-        self._second_faces: Any = None
-        #: The second face network's own temperature and crop: its side in pixels and how much of
-        #: the die's size it shows (see :data:`SECOND_FACES_FILE`).
-        self.second_temperature = 1.0
-        self.second_crop_size: int = self.crop_size
-        self.second_crop_context = CROP_CONTEXT
-        if second is not None:
-            if not isinstance(second, dict) or not isinstance(second.get("temperature"), (int, float)) or not 0.05 <= second["temperature"] <= 20:
-                raise ModelError(f"{str(meta_path)!r}: second_faces {second!r} needs a temperature from 0.05 to 20")
-            self.second_temperature = float(second["temperature"])
-            size, context = second.get("crop_size", self.crop_size), second.get("crop_context", CROP_CONTEXT)
-            if not isinstance(size, int) or not 16 <= size <= 128 or not isinstance(context, (int, float)) or not 0.8 <= context <= 2.0:
-                raise ModelError(f"{str(meta_path)!r}: second_faces {second!r} needs a crop_size of 16 to 128 px and a crop_context of 0.8 to 2")
-            self.second_crop_size, self.second_crop_context = size, float(context)
-            self._second_faces = load_network(self.folder / SECOND_FACES_FILE, threads)
+        records = self.metadata.get("second_faces")
+        if records is not None and not isinstance(records, list):
+            records = [records]
+        where = repr(str(meta_path))
+        #: The face networks beside the first, each with its own temperature and crop (see
+        #: :data:`SECOND_FACES_FILE`), in the order ``model.json`` lists them.
+        self.second_faces: tuple[SecondFaces, ...] = tuple(
+            SecondFaces.from_record(record, i, self.crop_size, where) for i, record in enumerate(records or [])
+        )
+        self._second_networks = [load_network(self.folder / f.file, threads) for f in self.second_faces]
 
     def __repr__(self) -> str:
         return f"LearnedModel({str(self.folder)!r})"
@@ -256,9 +285,14 @@ class LearnedModel:
         """The face network's input for ``dice`` of ``frame``: each cut as :func:`crop_transform` says."""
         return _cut(frame, dice, self.crop_size, CROP_CONTEXT)
 
-    def second_crops(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
-        """The second face network's input for ``dice`` of ``frame``: its own crop size and context."""
-        return _cut(frame, dice, self.second_crop_size, self.second_crop_context)
+    def second_crops(self, frame: Frame, dice: Sequence[FoundDie]) -> list[F32]:
+        """Each of :attr:`second_faces`' input for ``dice`` of ``frame``: its own crop size and
+        context (networks that crop alike share one array)."""
+        cut: dict[tuple[int, float], F32] = {}
+        for f in self.second_faces:
+            if (f.crop_size, f.crop_context) not in cut:
+                cut[f.crop_size, f.crop_context] = _cut(frame, dice, f.crop_size, f.crop_context)
+        return [cut[f.crop_size, f.crop_context] for f in self.second_faces]
 
     def face_probabilities(self, crops: F32) -> F32:
         """Class probabilities (N x len(CLASSES)) for a batch of crops, tempered."""
@@ -271,36 +305,37 @@ class LearnedModel:
 
     @property
     def has_second_faces(self) -> bool:
-        """Whether the folder has a second face network (:data:`SECOND_FACES_FILE`)."""
-        return self._second_faces is not None
+        """Whether the folder has face networks beside the first (:data:`SECOND_FACES_FILE`)."""
+        return bool(self.second_faces)
 
     def turned_face_probabilities(
-        self, crops: F32, as_given: npt.NDArray[np.float64] | None = None, second_crops: F32 | None = None
+        self, crops: F32, as_given: npt.NDArray[np.float64] | None = None, second_crops: Sequence[F32] | None = None
     ) -> F32:
         """Class probabilities for a batch of crops each read in the four :data:`VIEWS` (a die's
-        face means the same in each), from the mean of their scores, and, where the folder has a
-        second face network, from the mean of that and the second network's mean score for its
-        own crops of the same dice (``second_crops``, from :meth:`second_crops`) in
-        :data:`SECOND_VIEWS`: a die the network is unsure of in one view is often plain in the
-        others, and to a network trained apart.
+        face means the same in each), from the mean of their scores, and, where the folder has
+        face networks beside the first (:attr:`second_faces`), from the mean of that and each of
+        their tempered scores for their own crops of the same dice (``second_crops``, from
+        :meth:`second_crops`) in :data:`SECOND_VIEWS`: a die the network is unsure of in one view
+        is often plain in the others, and to a network trained apart.
         ``as_given``: the crops' own scores (:meth:`face_logits`), when already known, so that
         only the other views are run.
 
-        :raises ValueError: the folder's second network reads other crops and ``second_crops`` is missing.
+        :raises ValueError: a network beside the first reads other crops and ``second_crops`` is missing.
         """
         if as_given is None:
             as_given = self.face_logits(crops)
         others = self.face_logits(turned_and_mirrored(crops, VIEWS[1:])).reshape(len(VIEWS) - 1, len(crops), -1)
-        total = as_given + others.sum(axis=0)
-        if self._second_faces is None:
-            return softmax(total / len(VIEWS))
+        total = (as_given + others.sum(axis=0)) / len(VIEWS)
+        if not self.second_faces:
+            return softmax(total)
         if second_crops is None:
-            if (self.second_crop_size, self.second_crop_context) != (self.crop_size, CROP_CONTEXT):
-                raise ValueError("the second face network reads crops of its own: pass second_crops")
-            second_crops = crops
-        second = self._second_faces.run(None, {"image": turned_and_mirrored(second_crops, SECOND_VIEWS)})[0].astype(np.float64)
-        second_mean = second.reshape(len(SECOND_VIEWS), len(crops), -1).mean(axis=0) / self.second_temperature
-        return softmax((total / len(VIEWS) + second_mean) / 2)
+            if any((f.crop_size, f.crop_context) != (self.crop_size, CROP_CONTEXT) for f in self.second_faces):
+                raise ValueError("a face network beside the first reads crops of its own: pass second_crops")
+            second_crops = [crops] * len(self.second_faces)
+        for network, faces, own in zip(self._second_networks, self.second_faces, second_crops):
+            scores = network.run(None, {"image": turned_and_mirrored(own, SECOND_VIEWS)})[0].astype(np.float64)
+            total = total + scores.reshape(len(SECOND_VIEWS), len(crops), -1).mean(axis=0) / faces.temperature
+        return softmax(total / (1 + len(self.second_faces)))
 
 
 #: The views of a crop a second look reads, as (quarter turns, mirrored): its four quarter turns,

@@ -83,7 +83,10 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     train.add_argument(
         "--add-second-faces",
         action="store_true",
-        help="keep the detector and face network already in OUT and train only a second face network beside them",
+        help=(
+            "keep the networks already in OUT and train only one more face network for the second look beside them "
+            "(dice-faces-2.onnx, then -3 ...; its seed is --seed + 1)"
+        ),
     )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")

@@ -104,7 +104,8 @@ def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sour
     assert meta["classes"] == list(CLASSES) and meta["training"]["seed"] == 0
     assert meta["min_confidence"] in (0.8, 0.85, 0.9, 0.95) and any("min confidence" in line for line in logged)
     # and a second face network from the next seed, its own temperature fitted
-    assert meta["second_faces"]["seed"] == 1 and 0.05 <= meta["second_faces"]["temperature"] <= 20
+    [second] = meta["second_faces"]
+    assert second["seed"] == 1 and 0.05 <= second["temperature"] <= 20 and second["file"] == "dice-faces-2.onnx"
     assert any("faces-2 step 2/3" in line for line in logged) and (out / "dice-faces-2.onnx").is_file()
     model = LearnedModel(out)
     assert model.trained_on == {"photos"} and model.has_second_faces
@@ -128,8 +129,21 @@ def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sour
     assert any("kept the detector and face network" in line for line in logged)
     assert {name: (added / name).read_bytes() for name in kept} == kept
     meta = json.loads((added / "model.json").read_text())
-    assert meta.pop("second_faces")["seed"] == 1 and meta == first_meta
+    assert [r["seed"] for r in meta.pop("second_faces")] == [1] and meta == first_meta
     assert LearnedModel(added).has_second_faces
+    # another added beside those joins them (from --seed 1: its own seed, 2), on a crop of its own
+    kept["dice-faces-2.onnx"] = (added / "dice-faces-2.onnx").read_bytes()
+    third_cfg = replace(cfg, out=str(single), checkpoint_dir=str(tmp_path / "added"), add_second_faces=True, seed=1, second_crop_size=48, second_crop_context=1.2)
+    third = train(third_cfg, logged.append)
+    assert {name: (third / name).read_bytes() for name in kept} == kept
+    records = json.loads((third / "model.json").read_text())["second_faces"]
+    assert [(r["file"], r["seed"], r["crop_size"], r["crop_context"]) for r in records] == [
+        ("dice-faces-2.onnx", 1, CROP_SIZE, 1.0), ("dice-faces-3.onnx", 2, 48, 1.2)
+    ]
+    assert [f.file for f in LearnedModel(third).second_faces] == ["dice-faces-2.onnx", "dice-faces-3.onnx"]
+    # a new model drops the networks an older one had beside its first
+    assert train(replace(cfg, out=str(single), second_faces=False), logged.append) == single
+    assert not list(single.glob("dice-faces-*.onnx")) and not LearnedModel(single).has_second_faces
 
 
 def test_a_second_face_network_with_its_own_crop(tmp_path: Path, sources: tuple[Path, Path]) -> None:
@@ -140,10 +154,10 @@ def test_a_second_face_network_with_its_own_crop(tmp_path: Path, sources: tuple[
         second_crop_size=48, second_crop_context=1.0,
     )  # fmt: skip
     out = train(cfg, lambda line: None)
-    second = json.loads((out / "model.json").read_text())["second_faces"]
+    [second] = json.loads((out / "model.json").read_text())["second_faces"]
     assert (second["crop_size"], second["crop_context"]) == (48, 1.0) and "int8_agreement" in second
     model = LearnedModel(out)
-    assert (model.crop_size, model.second_crop_size, model.second_crop_context) == (CROP_SIZE, 48, 1.0)
+    assert model.crop_size == CROP_SIZE and [(f.crop_size, f.crop_context) for f in model.second_faces] == [(48, 1.0)]
     from vision.imageio import load_image
 
     frame = load_image(rendered / "train_000000.jpg")
@@ -212,7 +226,7 @@ def test_train_command(tmp_path: Path, sources: tuple[Path, Path], capsys: pytes
     meta = json.loads((tmp_path / "m" / "model.json").read_text())
     assert meta["crop_size"] == 48 and meta["training"]["int8_agreement"] is None
     assert "models written to" in capsys.readouterr().out
-    assert meta["second_faces"]["seed"] == 1 and (tmp_path / "m" / "dice-faces-2.onnx").is_file()
+    assert [r["seed"] for r in meta["second_faces"]] == [1] and (tmp_path / "m" / "dice-faces-2.onnx").is_file()
     # one face network where asked for, and a second added later at the kept one's crop size
     one = [
         "train", "--out", str(tmp_path / "one"), "--real", f"{photos}:face", "--rendered", "4",

@@ -17,7 +17,7 @@ import pytest
 
 from hardware.sim import random_scene, render_tray
 from vision.dataset import load_dataset
-from vision.learned import FACES_FILE, MODEL_DIR, SECOND_FACES_FILE, LearnedReader, find_big_dice, softmax
+from vision.learned import FACES_FILE, MODEL_DIR, LearnedModel, LearnedReader, find_big_dice, softmax
 from vision.splits import subset
 
 onnx = pytest.importorskip("onnx")
@@ -95,16 +95,18 @@ def crops() -> dict[str, np.ndarray]:
     for name in ("byler-d6-train", "real-d6"):
         if (DATA / name).is_dir():
             frames += [image.load() for image in subset(load_dataset(DATA / name), "val").images[:12]]
-    first, second = [], []
+    first: list[np.ndarray] = []
+    beside: list[list[np.ndarray]] = [[] for _ in reader.model.second_faces]
     for frame in frames:
         found = reader.find(frame) + find_big_dice(frame, reader.model.detect_raw, reader.min_score)
         if found:
             first.append(reader.model.crops(frame, found))
-            second.append(reader.model.second_crops(frame, found))
-    return {FACES_FILE: np.concatenate(first), SECOND_FACES_FILE: np.concatenate(second)}
+            for cut, own in zip(beside, reader.model.second_crops(frame, found)):
+                cut.append(own)
+    return {FACES_FILE: np.concatenate(first)} | {f.file: np.concatenate(c) for f, c in zip(reader.model.second_faces, beside)}
 
 
-NETWORKS = pytest.mark.parametrize("name", [FACES_FILE, SECOND_FACES_FILE])
+NETWORKS = pytest.mark.parametrize("name", [FACES_FILE, *(f.file for f in LearnedModel().second_faces)])
 
 
 @NETWORKS

@@ -22,7 +22,7 @@ from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import load_image
 from vision.evaluate import score_image
-from vision.learned import CLASSES, MODEL_DIR, LearnedModel, LearnedReader, ModelError, find_dice
+from vision.learned import CLASSES, MODEL_DIR, LearnedModel, LearnedReader, ModelError, _cut, find_dice, softmax
 from vision.reader import DiceReader
 from vision.types import DieStatus
 
@@ -266,7 +266,7 @@ def test_a_second_face_network_joins_the_second_look(tmp_path: Path) -> None:
     both = other.turned_face_probabilities(crops)
     assert float(np.abs(both - alone).max()) > 1e-3
     for view in turned_and_mirrored(crops).reshape(len(VIEWS), *crops.shape):
-        np.testing.assert_allclose(other.turned_face_probabilities(np.ascontiguousarray(view), None, crops), both, atol=1e-5)
+        np.testing.assert_allclose(other.turned_face_probabilities(np.ascontiguousarray(view), None, [crops]), both, atol=1e-5)
     # only the second look hears it: a first look is the first network's alone
     np.testing.assert_array_equal(other.face_probabilities(crops), one.face_probabilities(crops))
 
@@ -274,12 +274,12 @@ def test_a_second_face_network_joins_the_second_look(tmp_path: Path) -> None:
 def test_a_second_face_network_reads_its_own_crops(tmp_path: Path) -> None:
     one = LearnedModel(_folder_without_second_faces(tmp_path))
     tight = LearnedModel(_folder_with_second_faces(tmp_path, "tight", one.temperature, crop_size=48, crop_context=1.0))
-    assert (tight.second_crop_size, tight.second_crop_context) == (48, 1.0)
+    assert [(f.crop_size, f.crop_context) for f in tight.second_faces] == [(48, 1.0)]
     frame = _trays(31, 1)[0].frame
     dice = LearnedReader(one).find(frame)[:4]
     crops = tight.crops(frame, dice)
     second = tight.second_crops(frame, dice)
-    assert crops.shape[2:] == (one.crop_size, one.crop_size) and second.shape[2:] == (48, 48)
+    assert crops.shape[2:] == (one.crop_size, one.crop_size) and [c.shape[2:] for c in second] == [(48, 48)]
     # its crop shows the die closer: another input, so another mean than the same crops give
     with pytest.raises(ValueError, match="second_crops"):
         tight.turned_face_probabilities(crops)
@@ -291,6 +291,55 @@ def test_a_second_face_network_reads_its_own_crops(tmp_path: Path) -> None:
     assert len(unsure.dice) >= 1
 
 
+def _folder_with_more_faces(tmp_path: Path, name: str, *records: dict[str, Any]) -> Path:
+    """The shipped model with its own face network copied in as each of the networks ``records``
+    describe beside the first (``file`` defaults to dice-faces-2.onnx, -3, ...)."""
+    folder = tmp_path / name
+    shutil.copytree(MODEL_DIR, folder)
+    for i, record in enumerate(records):
+        file = record.get("file", f"dice-faces-{i + 2}.onnx")
+        if isinstance(file, str) and "/" not in file:  # (a bad name is for the model to report)
+            shutil.copyfile(MODEL_DIR / "dice-faces.onnx", folder / file)
+    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta["second_faces"] = list(records)
+    (folder / "model.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_several_face_networks_beside_the_first_each_weigh_in_on_their_own_crops(tmp_path: Path) -> None:
+    one = LearnedModel(_folder_without_second_faces(tmp_path))
+    t = one.temperature
+    frame = _trays(31, 1)[0].frame
+    dice = LearnedReader(one).find(frame)[:5]
+    crops = one.crops(frame, dice)
+    alone = one.turned_face_probabilities(crops)
+    # a list of one record reads as the record alone
+    listed = LearnedModel(_folder_with_more_faces(tmp_path, "listed", {"temperature": t}))
+    single = LearnedModel(_folder_with_second_faces(tmp_path, "single", t))
+    np.testing.assert_array_equal(listed.turned_face_probabilities(crops), single.turned_face_probabilities(crops))
+    # two twins of the first at its temperature: the mean of three alike readings of the crop as it lies
+    twins = LearnedModel(_folder_with_more_faces(tmp_path, "twins", {"temperature": t}, {"temperature": t}))
+    assert [f.file for f in twins.second_faces] == ["dice-faces-2.onnx", "dice-faces-3.onnx"]
+    expected = softmax((np.log(alone.astype(np.float64)) + 2 * one.face_logits(crops)) / 3)
+    np.testing.assert_allclose(twins.turned_face_probabilities(crops), expected, atol=1e-5)
+    # each cuts its own crop; two that crop alike share one cut
+    mixed = LearnedModel(
+        _folder_with_more_faces(
+            tmp_path, "mixed", {"temperature": t, "crop_size": 48, "crop_context": 1.2},
+            {"temperature": t, "crop_size": 40, "crop_context": 1.0, "file": "other.onnx"}, {"temperature": t, "crop_size": 48, "crop_context": 1.2},
+        )
+    )
+    assert [f.file for f in mixed.second_faces] == ["dice-faces-2.onnx", "other.onnx", "dice-faces-4.onnx"]
+    own = mixed.second_crops(frame, dice)
+    assert [c.shape[2:] for c in own] == [(48, 48), (40, 40), (48, 48)] and own[0] is own[2]
+    np.testing.assert_array_equal(own[1], _cut(frame, dice, 40, 1.0))
+    with pytest.raises(ValueError, match="second_crops"):
+        mixed.turned_face_probabilities(crops)
+    probabilities = mixed.turned_face_probabilities(crops, None, own)
+    assert probabilities.shape == alone.shape and float(np.abs(probabilities - alone).max()) > 1e-3
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-5)
+
+
 def test_second_face_network_problems_name_the_file(tmp_path: Path) -> None:
     for temperature in (0.0, "1", None):
         with pytest.raises(ModelError, match="second_faces"):
@@ -298,6 +347,15 @@ def test_second_face_network_problems_name_the_file(tmp_path: Path) -> None:
     for crop in ({"crop_size": 8}, {"crop_size": 40.5}, {"crop_context": 3.0}, {"crop_context": "1"}):
         with pytest.raises(ModelError, match="crop_size of 16 to 128 px and a crop_context"):
             LearnedModel(_folder_with_second_faces(tmp_path, f"bad-{sorted(crop.items())}", 1.0, **crop))
+    for file in ("../dice-faces.onnx", "dice-faces-3.txt", 3):
+        with pytest.raises(ModelError, match="not an .onnx file of the model folder"):
+            LearnedModel(_folder_with_more_faces(tmp_path, f"bad-file-{file!s}".replace("/", "_"), {"temperature": 1.0, "file": file}))
+    with pytest.raises(ModelError, match="second_faces"):
+        LearnedModel(_folder_with_more_faces(tmp_path, "bad-second-of-two", {"temperature": 1.0}, {"temperature": "hot"}))
+    two = _folder_with_more_faces(tmp_path, "third-missing", {"temperature": 1.0}, {"temperature": 1.0})
+    (two / "dice-faces-3.onnx").unlink()
+    with pytest.raises(ModelError, match="dice-faces-3.onnx"):
+        LearnedModel(two)
     missing = _folder_with_second_faces(tmp_path, "missing", 1.0)
     (missing / "dice-faces-2.onnx").unlink()
     with pytest.raises(ModelError, match="dice-faces-2.onnx"):

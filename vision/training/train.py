@@ -32,11 +32,11 @@ from vision.learned import (
     FACES_FILE,
     METADATA_FILE,
     LearnedModel,
-    SECOND_FACES_FILE,
     STRIDE,
     WORK_SIZE,
     crop_at,
     find_dice,
+    second_faces_file,
     to_input,
 )
 from vision.training.data import (
@@ -97,7 +97,7 @@ class TrainConfig:
     checkpoint_dir: str | None = None  # default: ``out``
     second_look: bool = True  # see look_again()
     second_faces: bool = True  # a second face network from the next seed (vision.learned.SECOND_FACES_FILE)
-    add_second_faces: bool = False  # keep the model in ``out``, train only its second face network
+    add_second_faces: bool = False  # keep the model in ``out``, train only one more face network beside its first
     mine_rendered: int = 1500
     notes: dict[str, Any] = field(default_factory=dict)
 
@@ -385,8 +385,8 @@ def _export(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
 
 def train(cfg: TrainConfig, log: Log = print) -> Path:
     """Runs the whole recipe; returns the folder holding the ONNX files and ``model.json``. With
-    ``cfg.add_second_faces`` the detector and face network already in ``cfg.out`` are kept (the
-    detector cuts the crops) and only a second face network is trained beside them."""
+    ``cfg.add_second_faces`` the networks already in ``cfg.out`` are kept (its detector cuts the
+    crops) and only one more face network is trained beside them, for the second look."""
     torch.set_num_threads(cfg.threads)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -428,10 +428,16 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     else:
         assert detector is not None
         metadata = _first_faces(cfg, detector, pools, weights, val_frames, calibration_frames, rendered, real_train, begun, log)
-    metadata.pop("second_faces", None)
-    (out / SECOND_FACES_FILE).unlink(missing_ok=True)
+    # Added beside a kept model, a face network joins those it has; a new model starts with none.
+    records = list(_second_records(kept.metadata)) if kept is not None else []
+    if kept is None:
+        for stale in out.glob("dice-faces-*.onnx"):
+            stale.unlink()
     if cfg.second_faces or kept is not None:
-        metadata["second_faces"] = _second_faces(cfg, pools, weights, val_frames, calibration_frames, log)
+        records.append(_second_faces(cfg, len(records), pools, weights, val_frames, calibration_frames, log))
+    metadata.pop("second_faces", None)
+    if records:
+        metadata["second_faces"] = records
     (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
     log(f"wrote the model in {out} in {(time.monotonic() - begun) / 60:.1f} min")
     return out
@@ -491,18 +497,27 @@ def _first_faces(
     }
 
 
+def _second_records(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """``model.json``'s records of the face networks beside the first (one record or a list), each
+    naming its file."""
+    records = metadata.get("second_faces") or []
+    listed = records if isinstance(records, list) else [records]
+    return [{"file": second_faces_file(i), **record} for i, record in enumerate(listed)]
+
+
 def _second_faces(
     cfg: TrainConfig,
+    index: int,
     pools: list[list[TrainFrame]],
     weights: list[float],
     val_frames: Sequence[TrainFrame],
     calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
     log: Log,
 ) -> dict[str, Any]:
-    """Trains the second face network (:data:`vision.learned.SECOND_FACES_FILE`): the same recipe
-    from the next seed (another start and other samples) on its own crop, so that where the first
-    network is unsure of a die the second's view of it is its own. Returns ``model.json``'s
-    ``second_faces``."""
+    """Trains the ``index``-th face network beside the first (:data:`vision.learned.SECOND_FACES_FILE`
+    for the first of them): the same recipe from the next seed (another start and other samples)
+    on its own crop, so that where the first network is unsure of a die the other's view of it is
+    its own. Returns its record for ``model.json``'s ``second_faces``."""
     begun = time.monotonic()
     second_cfg = replace(
         cfg,
@@ -510,11 +525,13 @@ def _second_faces(
         crop_size=cfg.second_crop_size or cfg.crop_size,
         crop_context=cfg.second_crop_context or cfg.crop_context,
     )
-    second = train_faces(second_cfg, pools, weights, log, name="faces-2")
+    file = second_faces_file(index)
+    second = train_faces(second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"))
     temperature = fit_temperature(second, val_frames) if val_frames else 1.0
-    log(f"second face network's temperature {temperature}")
-    agreement = _export_faces(second_cfg, second, Path(cfg.out) / SECOND_FACES_FILE, val_frames, calibration_frames, log)
+    log(f"{file}: temperature {temperature}")
+    agreement = _export_faces(second_cfg, second, Path(cfg.out) / file, val_frames, calibration_frames, log)
     record: dict[str, Any] = {
+        "file": file,
         "seed": second_cfg.seed,
         "temperature": temperature,
         "crop_size": second_cfg.crop_size,
