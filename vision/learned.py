@@ -92,6 +92,14 @@ def second_faces_file(index: int) -> str:
     return f"dice-faces-{index + 2}.onnx"
 
 
+def second_faces_records(metadata: dict[str, Any]) -> list[Any]:
+    """``model.json``'s records of the face networks beside the first (one record alone, or a
+    list), each naming its file (by default :func:`second_faces_file` of its place)."""
+    records = metadata.get("second_faces")
+    listed = [] if records is None else records if isinstance(records, list) else [records]
+    return [{"file": second_faces_file(i), **r} if isinstance(r, dict) else r for i, r in enumerate(listed)]
+
+
 @dataclass(frozen=True)
 class SecondFaces:
     """A face network beside the first, as ``model.json``'s ``second_faces`` records it: its file,
@@ -103,19 +111,18 @@ class SecondFaces:
     crop_context: float
 
     @classmethod
-    def from_record(cls, record: Any, index: int, crop_size: int, where: str) -> SecondFaces:
-        """The network ``record`` describes (the ``index``-th beside the first; its crop defaults to
-        the first network's ``crop_size``).
+    def from_record(cls, record: Any, crop_size: int, where: str) -> SecondFaces:
+        """The network ``record`` (from :func:`second_faces_records`) describes; its crop defaults
+        to the first network's ``crop_size``.
 
         :raises ModelError: the record is malformed; names ``where`` it is.
         """
-        default_file = second_faces_file(index)
         if not isinstance(record, dict) or not isinstance(record.get("temperature"), (int, float)) or not 0.05 <= record["temperature"] <= 20:
             raise ModelError(f"{where}: second_faces {record!r} needs a temperature from 0.05 to 20")
         size, context = record.get("crop_size", crop_size), record.get("crop_context", CROP_CONTEXT)
         if not isinstance(size, int) or not 16 <= size <= 128 or not isinstance(context, (int, float)) or not 0.8 <= context <= 2.0:
             raise ModelError(f"{where}: second_faces {record!r} needs a crop_size of 16 to 128 px and a crop_context of 0.8 to 2")
-        file = record.get("file", default_file)
+        file = record["file"]
         if not isinstance(file, str) or Path(file).name != file or not file.endswith(".onnx"):
             raise ModelError(f"{where}: second_faces {record!r} names a file {file!r} that is not an .onnx file of the model folder")
         return cls(file, float(record["temperature"]), size, float(context))
@@ -256,14 +263,11 @@ class LearnedModel:
             raise ModelError(f"{str(meta_path)!r}: crop_context {self.metadata.get('crop_context')!r} is not this reader's {CROP_CONTEXT}")
         self._detector = load_network(self.folder / DETECTOR_FILE, threads)
         self._faces = load_network(self.folder / FACES_FILE, threads)
-        records = self.metadata.get("second_faces")
-        if records is not None and not isinstance(records, list):
-            records = [records]
         where = repr(str(meta_path))
         #: The face networks beside the first, each with its own temperature and crop (see
         #: :data:`SECOND_FACES_FILE`), in the order ``model.json`` lists them.
         self.second_faces: tuple[SecondFaces, ...] = tuple(
-            SecondFaces.from_record(record, i, self.crop_size, where) for i, record in enumerate(records or [])
+            SecondFaces.from_record(record, self.crop_size, where) for record in second_faces_records(self.metadata)
         )
         self._second_networks = [load_network(self.folder / f.file, threads) for f in self.second_faces]
 
@@ -440,7 +444,7 @@ class LearnedReader:
         again = [i for i, p in enumerate(probabilities) if p.max() < self.min_confidence and not self.takes_for_no_die(p)]
         if again:
             everything = found + big
-            second = self.model.second_crops(frame, [everything[i] for i in again]) if self.model.has_second_faces else None
+            second = self.model.second_crops(frame, [everything[i] for i in again])
             probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again], second)
         return found, big, probabilities
 

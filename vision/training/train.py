@@ -37,6 +37,7 @@ from vision.learned import (
     crop_at,
     find_dice,
     second_faces_file,
+    second_faces_records,
     to_input,
 )
 from vision.training.data import (
@@ -429,8 +430,10 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
         assert detector is not None
         metadata = _first_faces(cfg, detector, pools, weights, val_frames, calibration_frames, rendered, real_train, begun, log)
     # Added beside a kept model, a face network joins those it has; a new model starts with none.
-    records = list(_second_records(kept.metadata)) if kept is not None else []
-    if kept is None:
+    if kept is not None:
+        records = second_faces_records(kept.metadata)
+    else:
+        records = []
         for stale in out.glob("dice-faces-*.onnx"):
             stale.unlink()
     if cfg.second_faces or kept is not None:
@@ -495,14 +498,6 @@ def _first_faces(
             **cfg.notes,
         },
     }
-
-
-def _second_records(metadata: dict[str, Any]) -> list[dict[str, Any]]:
-    """``model.json``'s records of the face networks beside the first (one record or a list), each
-    naming its file."""
-    records = metadata.get("second_faces") or []
-    listed = records if isinstance(records, list) else [records]
-    return [{"file": second_faces_file(i), **record} for i, record in enumerate(listed)]
 
 
 def _second_faces(
