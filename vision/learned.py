@@ -17,7 +17,8 @@ How a frame is read:
    (:data:`CLASSES`): not a die, pips 1-6, a die whose face is not pips, a cocked die, a die cut by
    the frame. Its softmax is tempered on held-apart photos so that the stated confidence is the
    fraction of such dice read right. A die it is unsure of is read again in four turns and
-   mirrors of its crop (:meth:`LearnedReader.look`).
+   mirrors of its crop (:meth:`LearnedReader.look`); a small one is also looked at closer, where
+   two touching dice found as one come apart (:meth:`LearnedReader.look_closer`).
 3. A die is ``ok`` only when its most likely class is a pip count at :attr:`LearnedReader.min_confidence`
    (the model's own, chosen on held-apart photos) or more; otherwise it is ``unreadable`` (with the reason), ``cocked`` or ``occluded``, never a guess.
 """
@@ -61,6 +62,15 @@ BIG_DIE_PX = 64.0
 #: looked at again at :data:`TARGET_DIE_PX`: at 13 px, a 12 MP tray's touching dice come out as
 #: one find too big for either (its pixels allow a finer look without making any up).
 FINE_DIE_PX = 18.0
+#: A die found under this many working pixels whose likeliest class is one of :data:`CLOSER_CLASSES`,
+#: not read surely, is looked at again closer (:meth:`LearnedReader.look_closer`): the detector reads a patch of :data:`CLOSER_SPAN`
+#: of its size around it, scaled so that it measures :data:`CLOSER_DIE_PX`, and keeps what it
+#: finds within :data:`CLOSER_REACH` of its size from its centre.
+CLOSER_BELOW_PX = 26.0
+CLOSER_DIE_PX = 32.0
+CLOSER_SPAN = 4.0
+CLOSER_REACH = 0.75
+CLOSER_CLASSES = frozenset({"1", "2", "3", "4", "5", "6", "other", "cocked"})
 #: The scale of the coarse look for dice too big for the working scale, relative to it.
 COARSE = 0.35
 #: The longest side the detector is ever given (a 12 MP frame of tiny dice is read at this size).
@@ -196,13 +206,15 @@ TOP_FACE = 0.82
 
 @dataclass(frozen=True)
 class FoundDie:
-    """One die the detector found: top-face centre and whole-die size in frame pixels, and the
-    detector's score (0-1)."""
+    """One die the detector found: top-face centre and whole-die size in frame pixels, the
+    detector's score (0-1), and the scale of the look that found it (working pixels per frame
+    pixel; 0 for a die placed by other means)."""
 
     cx: float
     cy: float
     size: float
     score: float
+    found_at: float = 0.0
 
     @property
     def box(self) -> tuple[int, int, int, int]:
@@ -436,17 +448,22 @@ class LearnedReader:
         big = find_big_dice(frame, self.model.detect_raw, self.min_score)
         if not found and not big:
             return found, big, None
-        crops = self.model.crops(frame, found + big)
+        return found, big, self.face_probabilities(frame, found + big)
+
+    def face_probabilities(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
+        """The face network's probabilities for ``dice`` of ``frame`` (at least one); a die it is
+        less sure of than :attr:`min_confidence` is looked at again turned and mirrored
+        (:meth:`LearnedModel.turned_face_probabilities`)."""
+        crops = self.model.crops(frame, dice)
         logits = self.model.face_logits(crops)
         probabilities = softmax(logits)
         # A die the network is unsure of is read again turned and mirrored (VIEWS), but a place it
         # took for no die stays none: turned, a side face of an oblique die can pass for a top face.
         again = [i for i, p in enumerate(probabilities) if p.max() < self.min_confidence and not self.takes_for_no_die(p)]
         if again:
-            everything = found + big
-            second = self.model.second_crops(frame, [everything[i] for i in again])
+            second = self.model.second_crops(frame, [dice[i] for i in again])
             probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again], second)
-        return found, big, probabilities
+        return probabilities
 
     def sees_pip_faces(self, frame: Frame, faces: Sequence[DieReading]) -> list[bool]:
         """For each of ``faces`` (a top face's box, as another finder read it), whether the face
@@ -468,13 +485,13 @@ class LearnedReader:
         frame = check_frame(frame)
         start = time.perf_counter()
         found, big, probabilities = self.look(frame)
-        everything = found + big
         dice: list[DieReading] = []
         if probabilities is not None:
-            readings = [self._reading(d, p) for d, p in zip(everything, probabilities)]
-            kept = list(zip(found, readings[: len(found)]))
+            small = self.look_closer(frame, list(zip(found, probabilities[: len(found)])))
+            kept = [(d, self._reading(d, p)) for d, p in small]
             big_dice: list[DieReading] = []
-            for b, reading in zip(big, readings[len(found) :]):
+            for b, p in zip(big, probabilities[len(found) :]):
+                reading = self._reading(b, p)
                 # A big die read as a pip face is a die, and what was found on it its pips (each
                 # a dark blob: no die, or a one) or parts of its face (two pips of a five); where
                 # a die on it reads another face more surely than the big die reads, the big find
@@ -494,6 +511,58 @@ class LearnedReader:
             dice = [r for _, r in kept if r is not None] + big_dice
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         return FrameReading(dice=tuple(dice), ms=(time.perf_counter() - start) * 1000.0)
+
+    def look_closer(
+        self, frame: Frame, dice: list[tuple[FoundDie, F32]], classes: frozenset[str] = CLOSER_CLASSES
+    ) -> list[tuple[FoundDie, F32]]:
+        """``dice`` (each die the detector found and the face network's probabilities for it),
+        where a small die the network cannot read surely is looked at closer: the detector reads
+        the patch around it at :data:`CLOSER_DIE_PX` (:func:`find_around`), and what it finds
+        there on that die stands for it where one of those finds reads a pip face surely.
+
+        Two small dice touching can make one find between them at the working scale, read unsure
+        or as a cocked die, and the other die goes missing; closer, they come apart. Only finds on
+        the die count (within :data:`CLOSER_REACH` of its size, and not nearer another die found);
+        elsewhere the first look stands. The finds that stand for a die come with their own
+        probabilities, each as :meth:`face_probabilities` gives them (some may be no die).
+        ``classes``: the likeliest classes of the dice looked at (:meth:`looks_closer_at`).
+        """
+        looked: list[tuple[int, FoundDie]] = []
+        for i, (die, p) in enumerate(dice):
+            if not self.looks_closer_at(die, p, classes):
+                continue
+            for near in find_around(frame, die, self.model.detect_raw, self.min_score):
+                on_it = max(abs(near.cx - die.cx), abs(near.cy - die.cy)) < CLOSER_REACH * die.size
+                apart = math.hypot(near.cx - die.cx, near.cy - die.cy)
+                elsewhere = any(
+                    other is not die and math.hypot(near.cx - other.cx, near.cy - other.cy) < max(0.5 * min(near.size, other.size), apart)
+                    for other, _ in dice
+                )
+                seen = any(math.hypot(near.cx - n.cx, near.cy - n.cy) < 0.5 * min(near.size, n.size) for _, n in looked)
+                if on_it and not elsewhere and not seen:
+                    looked.append((i, near))
+        if not looked:
+            return dice
+        closer: dict[int, list[tuple[FoundDie, F32]]] = {}
+        for (i, near), p in zip(looked, self.face_probabilities(frame, [n for _, n in looked])):
+            closer.setdefault(i, []).append((near, p))
+        out: list[tuple[FoundDie, F32]] = []
+        for i, pair in enumerate(dice):
+            instead = closer.get(i, [])
+            out.extend(instead if any(self.reads_surely(p) for _, p in instead) else [pair])
+        return out
+
+    def looks_closer_at(self, die: FoundDie, p: F32, classes: frozenset[str] = CLOSER_CLASSES) -> bool:
+        """Whether :meth:`look_closer` looks again at ``die`` (with the face network's
+        probabilities ``p``): found under :data:`CLOSER_BELOW_PX` working pixels, and its likeliest
+        class one of ``classes`` but not a pip face read surely."""
+        name = CLASSES[int(np.argmax(p))]
+        small = 0 < die.size * die.found_at < CLOSER_BELOW_PX
+        return small and name in classes and not self.reads_surely(p) and not self.takes_for_no_die(p)
+
+    def reads_surely(self, p: F32) -> bool:
+        """Whether the face network's probabilities ``p`` read a pip face ``ok``."""
+        return CLASSES[int(np.argmax(p))] in _PIP_FACES and float(p.max()) >= self.min_confidence
 
     def takes_for_no_die(self, p: F32) -> bool:
         """Whether the face network's probabilities ``p`` say there is no die: "no die" likeliest, or
@@ -554,6 +623,25 @@ def find_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) 
     return found
 
 
+def find_around(frame: Frame, die: FoundDie, detect_raw: Callable[[F32], F32], min_score: float) -> list[FoundDie]:
+    """Every die ``detect_raw`` finds in the patch of :data:`CLOSER_SPAN` times ``die``'s size
+    around it, read at the scale that makes ``die`` :data:`CLOSER_DIE_PX` (at most 1.5 times the
+    frame's own pixels), in frame coordinates; none where that is not a quarter finer than the
+    look that found ``die``."""
+    h, w = frame.shape[:2]
+    scale = min(CLOSER_DIE_PX / max(die.size, 1.0), 1.5)
+    if scale < 1.25 * die.found_at:
+        return []
+    half = CLOSER_SPAN * die.size / 2
+    x0, y0 = max(0, int(die.cx - half)), max(0, int(die.cy - half))
+    x1, y1 = min(w, int(math.ceil(die.cx + half))), min(h, int(math.ceil(die.cy + half)))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return []
+    patch = frame[y0:y1, x0:x1]
+    found = decode(detect_raw(work_image(patch, scale)), scale, x1 - x0, y1 - y0, min_score)
+    return [FoundDie(d.cx + x0, d.cy + y0, d.size, d.score, d.found_at) for d in found]
+
+
 def find_big_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) -> list[FoundDie]:
     """Dice too big for the working scale, from a coarse look (a tenth of the cost): such a die
     shows its pips as dice of their own at the working scale."""
@@ -604,7 +692,7 @@ def decode(raw: F32, scale: float, width: int, height: int, min_score: float) ->
     logs = np.clip(raw[1, iy, ix], 0.5, 6.0).tolist()
     scores = heat[iy, ix].tolist()
     found = [
-        FoundDie(cx, cy, math.exp(log) / scale, score)
+        FoundDie(cx, cy, math.exp(log) / scale, score, scale)
         for cx, cy, log, score in zip(cxs.tolist(), cys.tolist(), logs, scores)
         if 0 <= cx < width and 0 <= cy < height
     ]

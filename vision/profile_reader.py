@@ -47,7 +47,7 @@ from vision.errors import InvalidFrameError
 from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
 from vision.imageio import Frame, check_frame
 from vision.combine import ON_SIDE_FACE
-from vision.learned import CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
+from vision.learned import CLASSES, CLOSER_CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1422,7 +1422,10 @@ class LearnedFaceFinder(FaceDetector):
         found, big, probabilities = self._look(frame)
         if probabilities is None:
             return []
-        kept = [(d, p) for d, p in zip(found, probabilities) if not self._not_a_die(p)]
+        # Two small dice found as one come apart closer (LearnedReader.look_closer); not looked
+        # for behind a die read as artwork: a calibrated set's every die may be one.
+        small = self.learned.look_closer(frame, list(zip(found, probabilities[: len(found)])), CLOSER_CLASSES - {"other"})
+        kept = [(d, p) for d, p in small if not self._not_a_die(p)]
         for b, p in zip(big, probabilities[len(found) :]):
             if self._not_a_die(p) or any(lies_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
                 continue  # no die, or one the working scale saw whole

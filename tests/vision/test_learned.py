@@ -22,9 +22,9 @@ from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import load_image
 from vision.evaluate import score_image
-from vision.learned import CLASSES, MODEL_DIR, LearnedModel, LearnedReader, ModelError, _cut, find_dice, softmax
+from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_SPAN, MODEL_DIR, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, find_around, find_dice, softmax
 from vision.reader import DiceReader
-from vision.types import DieStatus
+from vision.types import DieStatus, FrameReading
 
 
 # Just under what the shipped model and the pip check measure on these seeded trays.
@@ -155,6 +155,70 @@ def test_a_12mp_tray_of_touching_dice_is_read_as_its_own_photo_is(reader: Learne
     assert len(find_dice(frame, reader.model.detect_raw, reader.min_score)) >= len(find_dice(native, reader.model.detect_raw, reader.min_score)) - 1
     result = score_image(entry["image"], scaled, reader.read(frame))
     assert result.correct >= 20 and result.wrong <= 1
+
+
+@pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
+def test_two_small_touching_dice_found_as_one_come_apart_closer(reader: LearnedReader) -> None:
+    # a purple three against a white six, each about 17 working px: the working scale finds one
+    # die between them and reads it unsure; the closer look finds and reads both
+    frame = load_image(BYLER / "IMG_20191208_111246.jpg")
+    found, _, probabilities = reader.look(frame)
+    assert probabilities is not None
+
+    def here(box: tuple[int, int, int, int]) -> bool:
+        return 280 < box[0] + box[2] / 2 < 345 and 120 < box[1] + box[3] / 2 < 190
+
+    first = [reader._reading(d, p) for d, p in zip(found, probabilities) if here(d.box)]
+    assert len(first) == 1 and first[0] is not None and first[0].status is DieStatus.UNREADABLE
+    labels = (LabelledDie(3, (296, 134, 27, 27)), LabelledDie(6, (309, 153, 36, 36)))
+    closer = FrameReading(dice=tuple(d for d in reader.read(frame).dice if here(d.box)))
+    result = score_image("IMG_20191208_111246.jpg", labels, closer)
+    assert (result.correct, result.wrong, result.extra) == (2, 0, 0)
+
+
+@pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
+def test_a_closer_look_finds_the_die_it_looks_around_in_frame_coordinates(reader: LearnedReader) -> None:
+    frame = load_image(BYLER / "IMG_20191208_111246.jpg")
+    found, _, probabilities = reader.look(frame)
+    assert probabilities is not None
+    padded = np.ascontiguousarray(np.pad(frame, ((23, 0), (37, 0), (0, 0)), mode="edge"))
+    looked = 0
+    for die, p in zip(found, probabilities):
+        around = find_around(frame, die, reader.model.detect_raw, reader.min_score)
+        if CLOSER_DIE_PX / die.size < 1.25 * die.found_at:
+            assert around == []  # not a quarter finer than the look that found it
+            continue
+        if min(die.cx, die.cy) > CLOSER_SPAN * die.size / 2 + 1:
+            # the same patch of a frame with more on its top and left finds the same, moved with it
+            moved = find_around(padded, replace(die, cx=die.cx + 37, cy=die.cy + 23), reader.model.detect_raw, reader.min_score)
+            np.testing.assert_allclose([(d.cx - 37, d.cy - 23, d.size) for d in moved], [(d.cx, d.cy, d.size) for d in around], atol=1e-6)
+        assert all(d.found_at == pytest.approx(min(CLOSER_DIE_PX / die.size, 1.5)) for d in around)
+        reading = reader._reading(die, p)
+        if reading is not None and reading.ok:  # one die alone: found again where it was
+            nearest = min(around, key=lambda d: np.hypot(d.cx - die.cx, d.cy - die.cy))
+            assert np.hypot(nearest.cx - die.cx, nearest.cy - die.cy) < 0.35 * die.size
+        looked += 1
+    assert looked >= 3
+
+
+def test_a_closer_look_keeps_dice_read_surely_big_or_with_nothing_read_surely_around(reader: LearnedReader) -> None:
+    table = np.full((480, 640, 3), 120, np.uint8)
+    small = FoundDie(320.0, 240.0, 30.0, 0.5, 0.5)  # 15 working px, on an empty table
+    unsure = np.zeros(len(CLASSES), np.float32)
+    unsure[CLASSES.index("3")], unsure[CLASSES.index("6")] = 0.55, 0.45
+    assert reader.looks_closer_at(small, unsure)
+    assert reader.look_closer(table, [(small, unsure)]) == [(small, unsure)]
+    tray = _trays(33, 1, n_dice=6)[0]
+    found, _, probabilities = reader.look(tray.frame)
+    assert probabilities is not None
+    sure = [(d, p) for d, p in zip(found, probabilities) if reader.reads_surely(p)]
+    assert sure and reader.look_closer(tray.frame, sure) == sure
+    # a die found big, or placed by other means, or taken for no die, is not looked at closer
+    no_die = np.zeros(len(CLASSES), np.float32)
+    no_die[CLASSES.index("none")] = 1.0
+    for die, p in ((FoundDie(320.0, 240.0, 60.0, 0.5, 0.5), unsure), (FoundDie(320.0, 240.0, 30.0, 0.5), unsure), (small, no_die)):
+        assert not reader.looks_closer_at(die, p)
+        assert reader.look_closer(tray.frame, [(die, p)]) == [(die, p)]
 
 
 @pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
