@@ -62,14 +62,19 @@ BIG_DIE_PX = 64.0
 #: looked at again at :data:`TARGET_DIE_PX`: at 13 px, a 12 MP tray's touching dice come out as
 #: one find too big for either (its pixels allow a finer look without making any up).
 FINE_DIE_PX = 18.0
-#: A die found under this many working pixels whose likeliest class is one of :data:`CLOSER_CLASSES`,
-#: not read surely, is looked at again closer (:meth:`LearnedReader.look_closer`): the detector reads a patch of :data:`CLOSER_SPAN`
-#: of its size around it, scaled so that it measures :data:`CLOSER_DIE_PX`, and keeps what it
-#: finds within :data:`CLOSER_REACH` of its size from its centre.
+#: A die found under :data:`CLOSER_BELOW_PX` working pixels whose likeliest class is one of
+#: :data:`CLOSER_CLASSES`, not read surely, is looked at again closer
+#: (:meth:`LearnedReader.look_closer`): the detector reads a patch of :data:`CLOSER_SPAN` times its
+#: size around it, scaled so that it measures :data:`CLOSER_DIE_PX`, and keeps what it finds within
+#: :data:`CLOSER_REACH` of its size from its centre. A die found so is read ``ok`` only at
+#: :data:`CLOSER_MIN_CONFIDENCE`: at the model's own 0.9, on the val and train photos of
+#: byler-d6-train under seven camera shifts, the dice it added were read right only 8 times in 9
+#: (low-contrast dice: dark red pips on smoky bodies); at 0.99, 40 more right and one fewer wrong.
 CLOSER_BELOW_PX = 26.0
 CLOSER_DIE_PX = 32.0
 CLOSER_SPAN = 4.0
 CLOSER_REACH = 0.75
+CLOSER_MIN_CONFIDENCE = 0.99
 CLOSER_CLASSES = frozenset({"1", "2", "3", "4", "5", "6", "other", "cocked"})
 #: The scale of the coarse look for dice too big for the working scale, relative to it.
 COARSE = 0.35
@@ -207,14 +212,16 @@ TOP_FACE = 0.82
 @dataclass(frozen=True)
 class FoundDie:
     """One die the detector found: top-face centre and whole-die size in frame pixels, the
-    detector's score (0-1), and the scale of the look that found it (working pixels per frame
-    pixel; 0 for a die placed by other means)."""
+    detector's score (0-1), the scale of the look that found it (working pixels per frame
+    pixel; 0 for a die placed by other means), and whether that was a closer look around a die
+    read unsure (:meth:`LearnedReader.look_closer`)."""
 
     cx: float
     cy: float
     size: float
     score: float
     found_at: float = 0.0
+    closer: bool = False
 
     @property
     def box(self) -> tuple[int, int, int, int]:
@@ -452,14 +459,14 @@ class LearnedReader:
 
     def face_probabilities(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
         """The face network's probabilities for ``dice`` of ``frame`` (at least one); a die it is
-        less sure of than :attr:`min_confidence` is looked at again turned and mirrored
-        (:meth:`LearnedModel.turned_face_probabilities`)."""
+        less sure of than it needs to be (:meth:`needed_confidence`) is looked at again turned
+        and mirrored (:meth:`LearnedModel.turned_face_probabilities`)."""
         crops = self.model.crops(frame, dice)
         logits = self.model.face_logits(crops)
         probabilities = softmax(logits)
         # A die the network is unsure of is read again turned and mirrored (VIEWS), but a place it
         # took for no die stays none: turned, a side face of an oblique die can pass for a top face.
-        again = [i for i, p in enumerate(probabilities) if p.max() < self.min_confidence and not self.takes_for_no_die(p)]
+        again = [i for i, p in enumerate(probabilities) if p.max() < self.needed_confidence(dice[i]) and not self.takes_for_no_die(p)]
         if again:
             second = self.model.second_crops(frame, [dice[i] for i in again])
             probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again], second)
@@ -549,7 +556,7 @@ class LearnedReader:
         out: list[tuple[FoundDie, F32]] = []
         for i, pair in enumerate(dice):
             instead = closer.get(i, [])
-            out.extend(instead if any(self.reads_surely(p) for _, p in instead) else [pair])
+            out.extend(instead if any(self.reads_surely(p, n) for n, p in instead) else [pair])
         return out
 
     def looks_closer_at(self, die: FoundDie, p: F32, classes: frozenset[str] = CLOSER_CLASSES) -> bool:
@@ -560,9 +567,14 @@ class LearnedReader:
         small = 0 < die.size * die.found_at < CLOSER_BELOW_PX
         return small and name in classes and not self.reads_surely(p) and not self.takes_for_no_die(p)
 
-    def reads_surely(self, p: F32) -> bool:
-        """Whether the face network's probabilities ``p`` read a pip face ``ok``."""
-        return CLASSES[int(np.argmax(p))] in _PIP_FACES and float(p.max()) >= self.min_confidence
+    def reads_surely(self, p: F32, die: FoundDie | None = None) -> bool:
+        """Whether the face network's probabilities ``p`` (for ``die``) read a pip face ``ok``."""
+        return CLASSES[int(np.argmax(p))] in _PIP_FACES and float(p.max()) >= self.needed_confidence(die)
+
+    def needed_confidence(self, die: FoundDie | None) -> float:
+        """The confidence ``die``'s pip count needs to be read ``ok``: :attr:`min_confidence`, or
+        :data:`CLOSER_MIN_CONFIDENCE` if it was found by a closer look."""
+        return max(self.min_confidence, CLOSER_MIN_CONFIDENCE) if die is not None and die.closer else self.min_confidence
 
     def takes_for_no_die(self, p: F32) -> bool:
         """Whether the face network's probabilities ``p`` say there is no die: "no die" likeliest, or
@@ -583,7 +595,7 @@ class LearnedReader:
         name = CLASSES[best]
         confidence = float(p[best])
         if name in _PIP_FACES:
-            if confidence >= self.min_confidence:
+            if confidence >= self.needed_confidence(die):
                 return DieReading(int(name), confidence, die.box, DieStatus.OK, face=name)
             runner = CLASSES[int(np.argsort(p)[-2])]
             faces = (name, runner) if runner in _PIP_FACES else (name,)
@@ -639,7 +651,7 @@ def find_around(frame: Frame, die: FoundDie, detect_raw: Callable[[F32], F32], m
         return []
     patch = frame[y0:y1, x0:x1]
     found = decode(detect_raw(work_image(patch, scale)), scale, x1 - x0, y1 - y0, min_score)
-    return [FoundDie(d.cx + x0, d.cy + y0, d.size, d.score, d.found_at) for d in found]
+    return [FoundDie(d.cx + x0, d.cy + y0, d.size, d.score, d.found_at, closer=True) for d in found]
 
 
 def find_big_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) -> list[FoundDie]:

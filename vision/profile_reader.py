@@ -1368,7 +1368,7 @@ class LearnedFaceFinder(FaceDetector):
             if _on_side_face(die, side_faces) and not any(_covers(c, (die.cx, die.cy)) for c in by_pips):
                 continue  # the front face of a die whose top the pip finder read (an oblique view)
             kept.append(die)
-            name, probability, sure = self._class_of(p)
+            name, probability, sure = self._class_of(p, die)
             # A die whose pips the network counts surely is read from them, not from its crop:
             # it need not be outlined (most of the time a frame of pip dice takes).
             counted = sure is not None and sure[0] in self.pip_counts
@@ -1407,11 +1407,11 @@ class LearnedFaceFinder(FaceDetector):
         tops, side_faces = self.pips.find_with_side_faces(frame) if self.pips_alone else ([], [])
         return self.bodies.find(frame), tops, side_faces
 
-    def _class_of(self, p: npt.NDArray[np.float32]) -> tuple[str, float, tuple[int, float] | None]:
+    def _class_of(self, p: npt.NDArray[np.float32], die: FoundDie | None = None) -> tuple[str, float, tuple[int, float] | None]:
         """The face network's likeliest class, its probability, and the pip count it reads surely."""
         best = int(np.argmax(p))
         name, probability = CLASSES[best], float(p[best])
-        sure = (int(name), probability) if name.isdigit() and probability >= self.learned.min_confidence else None
+        sure = (int(name), probability) if name.isdigit() and probability >= self.learned.needed_confidence(die) else None
         return name, probability, sure
 
     def found_dice(self, frame: Frame) -> list[tuple[FoundDie, npt.NDArray[np.float32]]]:

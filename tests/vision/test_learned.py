@@ -22,7 +22,7 @@ from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import load_image
 from vision.evaluate import score_image
-from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_SPAN, MODEL_DIR, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, find_around, find_dice, softmax
+from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_MIN_CONFIDENCE, CLOSER_SPAN, MODEL_DIR, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, find_around, find_dice, softmax
 from vision.reader import DiceReader
 from vision.types import DieStatus, FrameReading
 
@@ -192,7 +192,7 @@ def test_a_closer_look_finds_the_die_it_looks_around_in_frame_coordinates(reader
             # the same patch of a frame with more on its top and left finds the same, moved with it
             moved = find_around(padded, replace(die, cx=die.cx + 37, cy=die.cy + 23), reader.model.detect_raw, reader.min_score)
             np.testing.assert_allclose([(d.cx - 37, d.cy - 23, d.size) for d in moved], [(d.cx, d.cy, d.size) for d in around], atol=1e-6)
-        assert all(d.found_at == pytest.approx(min(CLOSER_DIE_PX / die.size, 1.5)) for d in around)
+        assert all(d.closer and d.found_at == pytest.approx(min(CLOSER_DIE_PX / die.size, 1.5)) for d in around)
         reading = reader._reading(die, p)
         if reading is not None and reading.ok:  # one die alone: found again where it was
             nearest = min(around, key=lambda d: np.hypot(d.cx - die.cx, d.cy - die.cy))
@@ -219,6 +219,22 @@ def test_a_closer_look_keeps_dice_read_surely_big_or_with_nothing_read_surely_ar
     for die, p in ((FoundDie(320.0, 240.0, 60.0, 0.5, 0.5), unsure), (FoundDie(320.0, 240.0, 30.0, 0.5), unsure), (small, no_die)):
         assert not reader.looks_closer_at(die, p)
         assert reader.look_closer(tray.frame, [(die, p)]) == [(die, p)]
+
+
+def test_a_die_found_by_a_closer_look_must_be_read_more_surely(reader: LearnedReader) -> None:
+    p = np.zeros(len(CLASSES), np.float32)
+    p[CLASSES.index("4")], p[CLASSES.index("5")] = 0.95, 0.05
+    first = FoundDie(100.0, 100.0, 30.0, 0.8, 0.5)
+    closer = replace(first, found_at=1.0, closer=True)
+    assert reader.min_confidence < 0.95 < CLOSER_MIN_CONFIDENCE
+    read = reader._reading(first, p)
+    assert read is not None and read.ok and read.value == 4 and reader.reads_surely(p, first)
+    unsure = reader._reading(closer, p)
+    assert unsure is not None and unsure.status is DieStatus.UNREADABLE and unsure.candidates == ("4", "5")
+    assert not reader.reads_surely(p, closer)
+    p[CLASSES.index("4")], p[CLASSES.index("5")] = 0.995, 0.005
+    sure = reader._reading(closer, p)
+    assert sure is not None and sure.ok and sure.value == 4 and reader.reads_surely(p, closer)
 
 
 @pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
