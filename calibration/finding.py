@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from calibration.errors import ProfileError
 from vision.detect import FaceDetector
+from vision.imageio import MIN_FRAME_SIDE
 from vision.learned import CLASSES, TOP_FACE, FoundDie, LearnedReader, find_big_dice
 from vision.profile_reader import BodyDetector, outline_found_die, top_face_crop
 
@@ -141,6 +142,9 @@ def locate_die(image: Crop, source: str, reader: LearnedReader | None = None) ->
             die = _centred(_whole(_padded(image, reader, factor), w, h), w, h)
             if die is not None and _is_a_die(image, die, reader):
                 return Located(die, padded=True)
+    if min(h, w) < MIN_FRAME_SIDE:
+        # too small to be read as it is: only the padded canvas could show its die
+        raise ProfileError(f"{source!r}: no die found in a photo of {w}x{h} pixels, even padded; a calibration photo shows one die")
     return _one(_as_is(image, reader), source)
 
 
@@ -167,7 +171,10 @@ def _one(direct: Sequence[FoundDie], source: str) -> Located:
 
 
 def _only_die_by_finders(image: Crop, bodies: BodyDetector) -> Crop | None:
-    """The crop of the one die the body finder or the pip finder sees whole, or ``None``."""
+    """The crop of the one die the body finder or the pip finder sees whole, or ``None`` (also in
+    a photo smaller than the finders take)."""
+    if min(image.shape[:2]) < MIN_FRAME_SIDE:
+        return None
     single = bodies.find_single(image)
     if single is not None:
         return single.crop

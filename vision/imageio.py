@@ -158,8 +158,12 @@ def _pnm_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+#: The smallest frame side the readers and finders take.
+MIN_FRAME_SIDE = 32
+
+
 def check_frame(frame: object) -> Frame:
-    """Returns ``frame`` if it is an HxWx3 ``uint8`` array at least 32x32; raises otherwise.
+    """Returns ``frame`` if it is an HxWx3 ``uint8`` array at least :data:`MIN_FRAME_SIDE` on each side; raises otherwise.
 
     :raises InvalidFrameError: naming what was wrong with it.
     """
@@ -169,7 +173,7 @@ def check_frame(frame: object) -> Frame:
         raise InvalidFrameError(f"a frame must be uint8, not {str(frame.dtype)!r}")
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise InvalidFrameError(f"a frame must be HxWx3 BGR, not shape {tuple(frame.shape)!r}")
-    if frame.shape[0] < 32 or frame.shape[1] < 32:
-        raise InvalidFrameError(f"a frame must be at least 32x32, not {frame.shape[1]}x{frame.shape[0]}")
+    if frame.shape[0] < MIN_FRAME_SIDE or frame.shape[1] < MIN_FRAME_SIDE:
+        raise InvalidFrameError(f"a frame must be at least {MIN_FRAME_SIDE}x{MIN_FRAME_SIDE}, not {frame.shape[1]}x{frame.shape[0]}")
     checked: Frame = frame
     return checked

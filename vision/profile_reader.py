@@ -45,7 +45,7 @@ from vision.classify import FaceResult, PipClassifier
 from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
-from vision.imageio import Frame, check_frame
+from vision.imageio import MIN_FRAME_SIDE, Frame, check_frame
 from vision.combine import ON_SIDE_FACE
 from vision.learned import CLASSES, CLOSER_CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
 from vision.types import DieStatus
@@ -1205,7 +1205,10 @@ def nearest_outline(candidates: Sequence[FaceCandidate], die: FoundDie) -> FaceC
 
 def _outline_in(view: Frame, die: FoundDie, bodies: BodyDetector, pips: FaceDetector) -> FaceCandidate | None:
     """The die at ``die`` (in ``view``'s pixels) outlined in ``view``: as the one die of a photo
-    centred on it, else among the bodies, else among the faces read by their pips."""
+    centred on it, else among the bodies, else among the faces read by their pips; ``None`` in a
+    view smaller than the finders take (a calibration crop cut close round a small die)."""
+    if min(view.shape[:2]) < MIN_FRAME_SIDE:
+        return None
     single = bodies.find_single(view)
     if single is not None and nearest_outline([single], die) is not None:
         return single

@@ -167,3 +167,46 @@ def test_calibrate_from_crops_with_neighbours(tmp_path: Path) -> None:
     symbols = {f.label: f.symbol for f in design.faces}
     wrong_symbol = [(label, r.face.label) for (label, _), r in zip(kept, reads) if r.ok and r.face.symbol != symbols[label]]
     assert not wrong_symbol
+
+
+def test_crops_cut_close_round_small_dice_build_a_profile(tmp_path: Path) -> None:
+    """A player's crops cut tight round dice under 32 px (smaller than the finders read a frame)
+    are found and cut, and the profile built from them reads such dice on a tray."""
+    rng = np.random.default_rng(33)
+    design = DieDesign.pips()
+    counts = {str(v): 0 for v in range(1, 7)}
+    trays = []
+    while min(counts.values()) < 3:
+        scene = random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=20.0)
+        tray = render_tray(scene, rng)
+        trays.append(tray)
+        for truth in tray.truth:
+            if truth.status is not DieStatus.OK or counts[truth.face] >= 3:
+                continue
+            crop, _ = cut(tray.frame, truth.box, 0.0)
+            assert min(crop.shape[:2]) < 32
+            assert die_crop(crop, "tight.png").shape[:2] == (64, 64)
+            (tmp_path / truth.face).mkdir(exist_ok=True)
+            cv2.imwrite(str(tmp_path / truth.face / f"{counts[truth.face]}.png"), crop)
+            counts[truth.face] += 1
+    profile = build_from_folder("small-pips", tmp_path)
+    assert sorted(profile.exemplars) == [str(v) for v in range(1, 7)]
+    reader = profile.reader()
+    right = wrong = total = 0
+    for _ in range(6):
+        tray = render_tray(random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=20.0), rng)
+        read = [d.value for d in reader.read(tray.frame).dice if d.ok]
+        truth = [int(t.face) for t in tray.truth if t.status is DieStatus.OK]
+        total += len(truth)
+        for value in read:
+            if value in truth:
+                truth.remove(value)
+                right += 1
+            else:
+                wrong += 1
+    assert wrong == 0 and right >= 0.8 * total, (right, wrong, total)
+
+
+def test_a_photo_too_small_to_show_a_die_is_named() -> None:
+    with pytest.raises(ProfileError, match=r"'speck.png': no die found in a photo of 12x10 pixels"):
+        die_crop(np.full((10, 12, 3), 200, np.uint8), "speck.png")
