@@ -103,18 +103,32 @@ def combine(
     return FrameReading(tuple(dice), learned.ms + pips.ms)
 
 
+def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
+    """The pip count that stands where the learned reader counts ``learned`` pips (at
+    ``confidence``) and the pip reader surely reads a layout of ``laid_out`` pips on the same die;
+    ``None`` where neither stands (precision first)."""
+    if laid_out == learned:
+        return learned
+    if laid_out > learned:
+        # The pip reader matched more pips in one face layout than the learned reader saw: its
+        # crop missed part of the face (a big die's pips), while a layout is rarely invented.
+        return laid_out
+    if confidence >= SURE_LEARNED:
+        # Fewer pips than a sure learned reading: the pip reader missed some (low-contrast
+        # pips on a coloured die), as a face's count is rarely overestimated from its crop.
+        return learned
+    # Fewer pips than an unsure learned reading: most often the learned reader counted a side
+    # face's pips with the top's (an oblique die), or a few pips of a neighbour.
+    return None
+
+
 def _one_die(learned: DieReading, pips: DieReading) -> DieReading:
     if learned.ok and pips.ok and learned.value is not None and pips.value is not None:
-        if learned.value == pips.value:
+        settled = settled_count(learned.value, learned.confidence, pips.value)
+        if settled is not None and learned.value == pips.value:
             return DieReading(learned.value, max(learned.confidence, pips.confidence), pips.box, DieStatus.OK, face=learned.face)
-        if pips.value > learned.value:
-            # The pip reader matched more pips in one face layout than the learned reader saw: its
-            # crop missed part of the face (a big die's pips), while a layout is rarely invented.
-            return pips
-        if learned.confidence >= SURE_LEARNED:
-            # Fewer pips than a sure learned reading: the pip reader missed some (low-contrast
-            # pips on a coloured die), as a face's count is rarely overestimated from its crop.
-            return learned
+        if settled is not None:
+            return pips if settled == pips.value else learned
         return DieReading(
             None, min(learned.confidence, pips.confidence), pips.box, DieStatus.UNREADABLE,
             reason=f"readings differ: {learned.value} or {pips.value}",

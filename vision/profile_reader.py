@@ -46,7 +46,7 @@ from vision.detect import CROP_SIZE, CandidateFlag, FaceCandidate, FaceDetector
 from vision.errors import InvalidFrameError
 from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embeddings
 from vision.imageio import MIN_FRAME_SIDE, Frame, check_frame
-from vision.combine import ON_SIDE_FACE
+from vision.combine import ON_SIDE_FACE, settled_count
 from vision.learned import CLASSES, CLOSER_CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
 from vision.types import DieStatus
 
@@ -677,8 +677,10 @@ class ProfileClassifier:
         """Reads one top face (the :class:`~vision.classify.FaceClassifier` protocol).
 
         A face of the profile marked ``pips`` is read from its pips: as the face network counts
-        them surely (on a die the learned detector found, :class:`DetectedFace`), else as the pip
-        finder found them, where the network does not count otherwise. Every other face is read
+        them surely (on a die the learned detector found, :class:`DetectedFace`), checked against
+        the pip finder's layout of the die as the plain reader checks it (:meth:`_checked_count`),
+        else as the pip finder found them (more than a single mark), where the network does not
+        count otherwise. Every other face is read
         from its exemplars, the network's count a second opinion: where it counts other pips
         (surely, or at all on a pip face), the face is ``unreadable`` with both as candidates; where
         it sees no pips on a pip face, ``unreadable`` too; where the exemplars are torn between
@@ -687,13 +689,19 @@ class ProfileClassifier:
         like a one to it."""
         detected = candidate if isinstance(candidate, DetectedFace) else None
         counted = detected.learned_pips if detected is not None else None
+        layout = candidate.layout
         if counted is not None and counted[0] in self._pip_values:
+            if layout is not None and layout.value != counted[0] and self._by_pips(layout.value):
+                checked = self._checked_count(candidate, counted, layout.value)
+                if checked is not None:
+                    return checked
             # The network tells a one from an emblem, as the pip finder's single round mark cannot.
             return self._pip_result(counted[0], counted[1])
         # The network's likeliest pip count, sure or not: a second opinion on every pip face.
         leaning = detected.leaning_pips if detected is not None else None
-        layout = candidate.layout
-        if layout is not None and self._by_pips(layout.value) and leaning in (None, layout.value):
+        # A single round mark is read as a one only where the network counts it surely (above):
+        # on its own it may be anything round (a key's print, a screw head).
+        if layout is not None and layout.value != 1 and self._by_pips(layout.value) and leaning in (None, layout.value):
             pips = self._pip_classifier.classify(candidate)
             if pips.status is DieStatus.OK:
                 return self._pip_result(layout.value, pips.confidence)
@@ -723,6 +731,25 @@ class ProfileClassifier:
             None, None, found.confidence, DieStatus.UNREADABLE, symbol=found.shared_symbol, reason=found.reason,
             candidates=tuple(face.label for face in found.candidates),
             candidate_values=tuple(face.value for face in found.candidates),
+        )  # fmt: skip
+
+    def _checked_count(self, candidate: FaceCandidate, counted: tuple[int, float], laid_out: int) -> FaceResult | None:
+        """The network's sure count ``counted`` checked against the pip finder's layout of
+        ``laid_out`` pips on the same die, as the plain reader checks it
+        (:func:`vision.combine.settled_count`): the layout's face where it stands, ``unreadable``
+        where neither does; ``None`` where the layout is not read surely (the count stands)."""
+        pips = self._pip_classifier.classify(candidate)
+        if pips.status is not DieStatus.OK:
+            return None
+        settled = settled_count(counted[0], counted[1], laid_out)
+        if settled == laid_out:
+            return self._pip_result(laid_out, pips.confidence)
+        if settled is not None:
+            return None
+        either = (self._pip_values[counted[0]], self._pip_values[laid_out])
+        return FaceResult(
+            None, None, counted[1], DieStatus.UNREADABLE, reason=f"readings differ: {_either(f.label for f in either)}",
+            candidates=tuple(f.label for f in either), candidate_values=tuple(f.value for f in either),
         )  # fmt: skip
 
     def reads_by_pips(self, count: int) -> bool:

@@ -4,6 +4,7 @@ as crops, single-die photos and tray photos, and photos with no die or several."
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -210,3 +211,27 @@ def test_crops_cut_close_round_small_dice_build_a_profile(tmp_path: Path) -> Non
 def test_a_photo_too_small_to_show_a_die_is_named() -> None:
     with pytest.raises(ProfileError, match=r"'speck.png': no die found in a photo of 12x10 pixels"):
         die_crop(np.full((10, 12, 3), 200, np.uint8), "speck.png")
+
+
+
+def test_real_pip_dice_calibrated_from_crops_read_no_key_or_side_face_as_a_face(tmp_path: Path) -> None:
+    """The real-d6 profile of the calibration figures (scripts/measure_calibration.py: five crops
+    per face as a player cuts them, the die and a fifth of it round it): a laptop key's round
+    print (five_34) is not read as a one, and an oblique die whose front face shows two pips
+    (dice_21, a one on top, which the pip finder lays out) is not read as a two. The face network
+    leans that way on both, but not surely."""
+    if not (DATA / "real-d6").is_dir():
+        pytest.skip("real-d6 photos not present")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    try:
+        from measure_calibration import real_profile_and_rest
+    finally:
+        sys.path.pop(0)
+    profile, rest = real_profile_and_rest(DATA / "real-d6", tmp_path / "crops")
+    assert {"five_34.jpg", "dice_21.jpg"} <= {item.name for item in rest.images}
+    reader = profile.reader()
+    key = [d for d in reader.read(cv2.imread(str(DATA / "real-d6" / "five_34.jpg"))).dice if d.box[0] < 130 and d.box[1] < 60]
+    assert not any(d.ok for d in key), key
+    oblique = [d for d in reader.read(cv2.imread(str(DATA / "real-d6" / "dice_21.jpg"))).dice if 250 < d.box[0] < 320 and d.box[1] < 150]
+    assert oblique and not any(d.ok and d.value == 2 for d in oblique), oblique
+    assert oblique[0].candidates == ("2", "1"), oblique
