@@ -91,6 +91,7 @@ def _with_symbols(reading: Any, hero: Any) -> Any:
 
 def run_read(args: argparse.Namespace) -> int:
     from vision.annotate import annotate
+    from vision.errors import ImageLoadError, InvalidFrameError
     from vision.imageio import load_image
 
     reader = make_reader(args.profile, args.model)
@@ -104,9 +105,16 @@ def run_read(args: argparse.Namespace) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"--annotate {str(args.annotate)!r}: cannot create folder: {error.strerror}") from None
+    unread = 0
     for name in args.images:
-        frame = load_image(name)
-        reading = reader.read(frame)
+        try:
+            frame = load_image(name)
+            reading = reader.read(frame)
+        except (ImageLoadError, InvalidFrameError) as error:
+            # One bad image among many is named and skipped; the others are still read.
+            print(f"dicetray read: error: {error if name in str(error) else f'{name!r}: {error}'}", file=sys.stderr, flush=True)
+            unread += 1
+            continue
         if hero is not None:
             reading = _with_symbols(reading, hero)
         if args.json:
@@ -115,7 +123,7 @@ def run_read(args: argparse.Namespace) -> int:
             print(_describe(name, reading), flush=True)
         if args.annotate is not None:
             _write_annotated(args.annotate / (Path(name).stem + ".png"), annotate(frame, reading))
-    return 0
+    return 2 if unread else 0
 
 
 def _describe(name: str, reading: Any) -> str:

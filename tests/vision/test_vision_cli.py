@@ -100,3 +100,20 @@ def test_eval_empty_folder_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_unknown_profile_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["read", str(REAL_D6 / "five_10.jpg"), "--profile", "no-such-die"]) == 2
     assert "no-such-die" in capsys.readouterr().err
+
+
+def test_a_bad_image_among_many_is_named_and_the_others_are_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.imread(str(REAL_D6 / "valid_70.jpg"))[:20, :20])
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    images = [str(REAL_D6 / "five_10.jpg"), str(small), str(empty), str(REAL_D6 / "valid_70.jpg")]
+    assert main(["read", *images]) == 2
+    out, err = capsys.readouterr()
+    assert [line.split(":")[0] for line in out.splitlines()] == [images[0], images[3]]
+    errors = err.splitlines()
+    assert len(errors) == 2
+    assert str(small) in errors[0] and "at least 32x32" in errors[0]
+    assert str(empty) in errors[1] and "empty" in errors[1]
