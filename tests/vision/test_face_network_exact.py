@@ -4,11 +4,14 @@ ONNX Runtime runs an 8-bit network with the kernels the CPU has. Unsigned activa
 signed weights run, on x86 CPUs without VNNI, on an instruction whose 16-bit sums saturate; the
 shipped network stores its weights unsigned so that no CPU does. Here the network is set against
 a float graph that computes what exact integer arithmetic computes (each layer dequantized,
-convolved in floats, quantized again), on crops of rendered trays and of real photos.
+convolved in floats, quantized again), on crops of rendered trays and of real photos. Its twin
+with signed weights, which CPUs with VNNI run instead (faster, in 32-bit sums), holds the same
+numbers and computes the same integers there.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,17 @@ import pytest
 
 from hardware.sim import random_scene, render_tray
 from vision.dataset import load_dataset
-from vision.learned import FACES_FILE, MODEL_DIR, LearnedModel, LearnedReader, find_big_dice, softmax
+from vision import learned
+from vision.learned import (
+    FACES_FILE,
+    MODEL_DIR,
+    LearnedModel,
+    LearnedReader,
+    find_big_dice,
+    multiplies_signed_bytes_exactly,
+    signed_twin,
+    softmax,
+)
 from vision.splits import subset
 
 onnx = pytest.importorskip("onnx")
@@ -128,3 +141,69 @@ def test_the_face_network_computes_exact_integer_arithmetic(crops: dict[str, np.
     # only the float rounding of each requantization differs (an 8-bit network that saturates
     # is off by up to 0.9 on some crops)
     assert float(np.abs(got - want).max()) < 0.05
+
+
+@NETWORKS
+def test_the_signed_twin_holds_the_same_numbers(name: str) -> None:
+    unsigned, signed = onnx.load(str(MODEL_DIR / name)), onnx.load(str(signed_twin(MODEL_DIR / name)))
+    assert [(n.op_type, list(n.input)) for n in unsigned.graph.node] == [(n.op_type, list(n.input)) for n in signed.graph.node]
+    moved = {n.input[i] for n in unsigned.graph.node if n.op_type in ("QLinearConv", "QGemm") for i in (3, 5)}
+    theirs = {t.name: numpy_helper.to_array(t) for t in signed.graph.initializer}
+    for tensor in unsigned.graph.initializer:
+        ours = numpy_helper.to_array(tensor)
+        if tensor.name in moved:
+            assert ours.dtype == np.uint8 and theirs[tensor.name].dtype == np.int8
+            assert (ours.astype(np.int16) - 128 == theirs[tensor.name]).all()
+        else:
+            assert ours.dtype == theirs[tensor.name].dtype and (ours == theirs[tensor.name]).all()
+
+
+@NETWORKS
+def test_the_signed_twin_computes_exact_integer_arithmetic_where_it_is_loaded(crops: dict[str, np.ndarray], name: str) -> None:
+    if not multiplies_signed_bytes_exactly():
+        pytest.skip("this CPU runs the unsigned network (no VNNI)")
+    shipped = _session(onnx.load(str(MODEL_DIR / name)), optimise=True)
+    twin = _session(onnx.load(str(signed_twin(MODEL_DIR / name))), optimise=True)
+    exact = _session(_exact_graph(onnx.load(str(MODEL_DIR / name))), optimise=False)
+    got = softmax(twin.run(None, {"image": crops[name]})[0].astype(np.float64))
+    want = softmax(exact.run(None, {"image": crops[name]})[0].astype(np.float64))
+    assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
+    assert float(np.abs(got - want).max()) < 0.05
+    # the same integers as the unsigned network: the same numbers to the last bit
+    assert (twin.run(None, {"image": crops[name]})[0] == shipped.run(None, {"image": crops[name]})[0]).all()
+
+
+def test_which_cpus_run_the_signed_twin() -> None:
+    assert multiplies_signed_bytes_exactly("x86_64", "flags\t: fpu sse2 avx2 avx512f avx512_vnni")
+    assert multiplies_signed_bytes_exactly("AMD64", "flags\t: sse2 avx2 avx_vnni")
+    assert not multiplies_signed_bytes_exactly("x86_64", "flags\t: fpu sse2 avx avx2 fma")  # 16-bit sums saturate
+    assert not multiplies_signed_bytes_exactly("aarch64", "Features\t: fp asimd avx512_vnni")
+
+
+def _runs_twin(model: LearnedModel) -> bool:
+    return learned.TWIN_OF_KEY in model._faces.get_modelmeta().custom_metadata_map
+
+
+def test_the_twin_is_loaded_only_where_the_cpu_runs_it_exactly_and_only_for_its_own_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    monkeypatch.setattr(learned, "multiplies_signed_bytes_exactly", lambda: False)
+    assert not _runs_twin(LearnedModel(folder))
+    monkeypatch.setattr(learned, "multiplies_signed_bytes_exactly", lambda: True)
+    assert _runs_twin(LearnedModel(folder))
+    # a twin made from another network (a face network retrained, its old twin left) or damaged
+    # is passed over: the network itself is read
+    shutil.copy(signed_twin(folder / "dice-faces-2.onnx"), signed_twin(folder / FACES_FILE))
+    assert not _runs_twin(LearnedModel(folder))
+    signed_twin(folder / FACES_FILE).write_bytes(b"not a network")
+    assert not _runs_twin(LearnedModel(folder))
+
+
+@NETWORKS
+def test_the_shipped_twins_are_made_from_the_shipped_networks(name: str) -> None:
+    import hashlib
+
+    twin = ort.InferenceSession(str(signed_twin(MODEL_DIR / name)), providers=["CPUExecutionProvider"])
+    assert twin.get_modelmeta().custom_metadata_map[learned.TWIN_OF_KEY] == hashlib.sha256((MODEL_DIR / name).read_bytes()).hexdigest()

@@ -13,11 +13,13 @@ numbers as signed ones: unsigned activations times signed weights run, on x86 CP
 (AVX2 alone), on an instruction that adds each pair of products into 16 bits and saturates, so
 the network would read a die differently from one CPU to the next. Unsigned times unsigned is
 widened to 16 bits before it is multiplied, on every CPU, so the network computes the same
-integers everywhere.
+integers everywhere. Beside it lies its twin with signed weights (:func:`store_weights_signed`),
+which CPUs with VNNI (adding in 32 bits, exactly) run two to three times faster.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -26,6 +28,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from vision.learned import TWIN_OF_KEY, signed_twin
 
 F32 = npt.NDArray[np.float32]
 
@@ -84,6 +88,11 @@ def quantize_faces(
         tmp = out.with_suffix(".tmp")
         tmp.write_bytes(chosen.read_bytes())
         os.replace(tmp, out)
+        twin = signed_twin(out)
+        if chosen is quantized:
+            store_weights_signed(out, twin)
+        else:
+            twin.unlink(missing_ok=True)  # a float network has no twin; an old one would stand for it
     return agreement
 
 
@@ -91,10 +100,25 @@ def store_weights_unsigned(model: Path, out: Path) -> None:
     """Writes ``model`` (an 8-bit network in ONNX's QOperator form, signed weights) to ``out`` with
     each weight ``w`` and weight zero point ``z`` stored as the unsigned bytes ``w + 128`` and
     ``z + 128``: the same network (``w - z`` is unchanged), which every CPU computes exactly."""
+    _store_weights(model, out, signed=False)
+
+
+def store_weights_signed(model: Path, out: Path) -> None:
+    """Writes ``model`` (an 8-bit network, unsigned weights) to ``out`` with its weights and
+    weight zero points signed again (``w - 128``): the twin CPUs with VNNI run faster, exactly
+    (:func:`vision.learned.load_face_network`), marked with the SHA-256 of ``model``'s file so
+    that it never stands for another network."""
+    _store_weights(model, out, signed=True)
+
+
+def _store_weights(model: Path, out: Path, signed: bool) -> None:
     import onnx
     from onnx import numpy_helper
 
     network = onnx.load(str(model))
+    if signed:
+        del network.metadata_props[:]
+        network.metadata_props.add(key=TWIN_OF_KEY, value=hashlib.sha256(model.read_bytes()).hexdigest())
     tensors = {t.name: t for t in network.graph.initializer}
     for node in network.graph.node:
         if node.op_type not in ("QLinearConv", "QGemm", "QLinearMatMul"):
@@ -103,7 +127,9 @@ def store_weights_unsigned(model: Path, out: Path) -> None:
         # QLinearMatMul: (a, a scale, a zero point, b, b scale, b zero point, ...) alike.
         for name in (node.input[3], node.input[5]):
             values = numpy_helper.to_array(tensors[name])
-            if values.dtype == np.int8:
+            if signed and values.dtype == np.uint8:
+                tensors[name].CopyFrom(numpy_helper.from_array((values.astype(np.int16) - 128).astype(np.int8), name))
+            elif not signed and values.dtype == np.int8:
                 tensors[name].CopyFrom(numpy_helper.from_array((values.astype(np.int16) + 128).astype(np.uint8), name))
     onnx.checker.check_model(network)
     tmp = out.with_suffix(".tmp")

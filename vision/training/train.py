@@ -38,6 +38,7 @@ from vision.learned import (
     find_dice,
     second_faces_file,
     second_faces_records,
+    signed_twin,
     to_input,
 )
 from vision.training.data import (
@@ -355,6 +356,7 @@ def _export_faces(
     ``calibration_frames`` (real, rendered); returns that agreement (None: kept in floats)."""
     export_onnx(net, torch.zeros(4, 3, cfg.crop_size, cfg.crop_size), path)
     if not cfg.int8:
+        signed_twin(path).unlink(missing_ok=True)  # an 8-bit twin left from before would stand for it
         return None
     calibration = _calibration_crops(*calibration_frames, cfg.crop_size, cfg.crop_context)
     check = _val_crops(val_frames, cfg.crop_size, cfg.crop_context)[0].numpy() if any(f.dice for f in val_frames) else calibration
