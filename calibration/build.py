@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.errors import ProfileError
-from calibration.finding import die_crop
+from calibration.finding import Shot, die_shot
 from calibration.fitting import Fit, fit
 from calibration.profiles import DieProfile, check_label, check_name, read_pips, read_pips_learned
 from vision.dataset import LABELS_FILE, Dataset, LabelledDie, load_dataset
@@ -99,7 +99,16 @@ def crop_from_image(image: Crop, source: str, detector: BodyDetector | None = No
 
     :raises ProfileError: no die, or several, in the photo (the message names it and what was seen).
     """
-    return die_crop(image, source, bodies=detector)
+    return shot_from_image(image, source, detector).crop
+
+
+def shot_from_image(image: Crop, source: str, detector: BodyDetector | None = None) -> Shot:
+    """The one die of a calibration photo as :func:`crop_from_image` cuts it, with the pip count
+    the face network reads on it in the photo (:func:`calibration.finding.die_shot`).
+
+    :raises ProfileError: no die, or several, in the photo (the message names it and what was seen).
+    """
+    return die_shot(image, source, bodies=detector)
 
 
 def images_in(folder: Path) -> list[Path]:
@@ -210,6 +219,7 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
         check_label(label)
     faces: list[CalibratedFace] = []
     exemplars: dict[str, list[Crop]] = {}
+    counted: dict[str, list[tuple[int, float] | None]] = {}
     detector = BodyDetector()
     for sub in folders:
         where = str(faces_file if sub.name in entries else sub)
@@ -217,15 +227,16 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
         photos = images_in(sub)
         if not photos:
             raise ProfileError(f"{str(sub)!r}: face {sub.name!r} has no examples (no photos in its folder)")
-        crops = []
+        shots = []
         for photo in photos:
             try:
                 image = load_image(photo)
             except ImageLoadError as error:
                 raise ProfileError(f"corrupt example photo: {error}") from None
-            crops.append(crop_from_image(image, str(photo), detector))
+            shots.append(shot_from_image(image, str(photo), detector))
         faces.append(face)
-        exemplars[face.label] = crops
+        exemplars[face.label] = [shot.crop for shot in shots]
+        counted[face.label] = [shot.counted for shot in shots]
     for label, entry in entries.items():
         if label in exemplars:
             continue
@@ -234,7 +245,8 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
             raise ProfileError(f"{str(faces_file)!r}: face {label!r} has no examples (no folder {label!r} in {str(root)!r})")
         faces.append(face)
     faces.sort(key=lambda f: (f.value, f.label))
-    faces, finder = with_pip_faces(faces, exemplars, {label for label, entry in entries.items() if "pips" in entry})
+    given = {label for label, entry in entries.items() if "pips" in entry}
+    faces, finder = with_pip_faces(faces, exemplars, given, counted)
     return build_profile(name, faces, exemplars, source=str(root), seed=seed, finder=finder)
 
 
@@ -244,11 +256,16 @@ PIP_FACE_SHARE = 0.6
 
 
 def with_pip_faces(
-    faces: Sequence[CalibratedFace], exemplars: Mapping[str, Sequence[Crop]], given: Collection[str] = ()
+    faces: Sequence[CalibratedFace],
+    exemplars: Mapping[str, Sequence[Crop]],
+    given: Collection[str] = (),
+    counted: Mapping[str, Sequence[tuple[int, float] | None]] | None = None,
 ) -> tuple[list[CalibratedFace], str]:
     """The faces, those whose examples show their own number in pips marked ``pips`` (unless
-    ``given`` says the faces file decided), and the finder for the set: ``pips`` when every face
-    shows pips, ``pips+bodies`` when some do (a pip die with an emblem), else ``bodies``.
+    ``given`` says the faces file decided; :func:`shows_pips`, with ``counted``, the face
+    network's sure counts of each example's die in its photo, where known), and the finder for
+    the set: ``pips`` when every face shows pips, ``pips+bodies`` when some do (a pip die with an
+    emblem), else ``bodies``.
 
     Every set is found at the table by the learned detector; the finder says which rule-based
     finder adds the dice it misses: the pip finder (square-on from the pips, at any angle and on
@@ -257,7 +274,7 @@ def with_pip_faces(
     out: list[CalibratedFace] = []
     for face in faces:
         crops = exemplars.get(face.label, ())
-        if face.label not in given and not face.pips and crops and pip_reads(face, crops) >= PIP_FACE_SHARE * len(crops):
+        if face.label not in given and not face.pips and crops and shows_pips(face, crops, (counted or {}).get(face.label, ())):
             face = dataclasses.replace(face, pips=True)
         out.append(face)
     shown = sum(1 for face in out if face.pips)
@@ -273,8 +290,30 @@ def pip_reads(face: CalibratedFace, crops: Sequence[Crop]) -> int:
     """How many of ``crops`` a pip reader reads as ``face``'s own number. A shot read by either
     counts: the rule-based one reads clean pips on any body, the learned one the pips of coloured,
     marbled or small dice it cannot."""
+    return _pip_counts(face, crops)[0]
+
+
+def shows_pips(face: CalibratedFace, crops: Sequence[Crop], counted: Sequence[tuple[int, float] | None] = ()) -> bool:
+    """Whether ``face`` shows its own number in pips, by its shots ``crops`` (and ``counted``,
+    the face network's sure counts of their dice in their photos, where known): a pip reader
+    reads that number in :data:`PIP_FACE_SHARE` of them; or, for a face named by its number
+    (``4``), in at least one, with the face network reading no shot surely as another number. A
+    player's few shots of a coloured set include dice the pip readers miss (small, low contrast,
+    cut close by a neighbour); the name already says which number the face shows."""
+    own, other = _pip_counts(face, crops, counted)
+    return own >= PIP_FACE_SHARE * len(crops) or (face.label == str(face.value) and own >= 1 and other == 0)
+
+
+def _pip_counts(face: CalibratedFace, crops: Sequence[Crop], counted: Sequence[tuple[int, float] | None] = ()) -> tuple[int, int]:
+    """How many shots a pip reader reads as ``face``'s number (the rule-based one or the face
+    network on the crop, or the face network on the die in its photo), and how many the face
+    network reads surely as another number."""
     ruled, learned = [read_pips(crop) for crop in crops], read_pips_learned(crops)
-    return sum(1 for pair in zip(ruled, learned) if any(r is not None and r[0] == face.value for r in pair))
+    in_photo = list(counted) + [None] * (len(crops) - len(counted))
+    reads = list(zip(ruled, learned, in_photo))
+    own = sum(1 for shot in reads if any(r is not None and r[0] == face.value for r in shot))
+    other = sum(1 for _, *network in reads if any(r is not None and r[0] != face.value for r in network))
+    return own, other
 
 
 def numbered_faces_without_pips(profile: DieProfile) -> str | None:

@@ -186,11 +186,33 @@ def _only_die_by_finders(image: Crop, bodies: BodyDetector) -> Crop | None:
     return whole[0].crop if len(whole) == 1 else None
 
 
+@dataclass(frozen=True)
+class Shot:
+    """A calibration photo's die: its square top-face crop, cut as the reader cuts dice, and the
+    pip count the face network reads surely on the die where it lies in the photo (``None``: not
+    a sure pip count, or the die was found by the rule-based finders alone)."""
+
+    crop: Crop
+    counted: tuple[int, float] | None = None
+
+
 def die_crop(image: Crop, source: str, *, reader: LearnedReader | None = None, bodies: BodyDetector | None = None) -> Crop:
     """The square top-face crop of the one die of a calibration photo, cut as the reader cuts dice.
 
     :raises ProfileError: no die, or several, in the photo (the message names ``source``).
     """
+    return die_shot(image, source, reader=reader, bodies=bodies).crop
+
+
+def die_shot(image: Crop, source: str, *, reader: LearnedReader | None = None, bodies: BodyDetector | None = None) -> Shot:
+    """The one die of a calibration photo (:func:`die_crop`) and the face network's count of its
+    pips read as the reader reads a die at the table: with the photo round it (its edge repeated
+    where the die lies near it), not from the cut top face alone, which a die cut a little off
+    or too close leaves hard to read.
+
+    :raises ProfileError: no die, or several, in the photo (the message names ``source``).
+    """
+    reader = reader if reader is not None else LearnedReader()
     bodies = bodies if bodies is not None else BodyDetector()
     try:
         die = locate_die(image, source, reader).die
@@ -200,7 +222,20 @@ def die_crop(image: Crop, source: str, *, reader: LearnedReader | None = None, b
         only = _only_die_by_finders(image, bodies)
         if only is None:
             raise
-        return only
+        return Shot(only)
     outlined = outline_found_die(image, die, bodies, repeat_edge=True)
-    return outlined.crop if outlined is not None else top_face_crop(image, die)
+    crop = outlined.crop if outlined is not None else top_face_crop(image, die)
+    return Shot(crop, _counted(image, die, reader))
+
+
+def _counted(image: Crop, die: FoundDie, reader: LearnedReader) -> tuple[int, float] | None:
+    """The pip count the face network reads surely on ``die`` of ``image``, the photo's edge
+    repeated a die's size round it (a crop cut close round its die)."""
+    pad = int(np.ceil(die.size))
+    framed: Crop = np.asarray(cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE), np.uint8)
+    p = reader.face_probabilities(framed, [FoundDie(die.cx + pad, die.cy + pad, die.size, die.score)])[0]
+    best = int(np.argmax(p))
+    if CLASSES[best].isdigit() and reader.reads_surely(p):
+        return int(CLASSES[best]), float(p[best])
+    return None
 

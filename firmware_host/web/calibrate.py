@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.build import MAX_EXEMPLARS, build_profile, crop_from_image, face_for, numbered_faces_without_pips, with_pip_faces
+from calibration.build import MAX_EXEMPLARS, build_profile, face_for, numbered_faces_without_pips, shot_from_image, with_pip_faces
+from calibration.finding import Shot
 from calibration.errors import ProfileError
 from calibration.paths import profiles_directory
 from calibration.profiles import DieProfile, check_label, check_name, save_profile
@@ -80,7 +81,7 @@ class CalibrationWizard:
         if not faces:
             raise ProfileError(f"profile {name!r}: name the die's faces")
         self.faces = tuple(faces)
-        self._shots: dict[str, list[Frame]] = {face.label: [] for face in self.faces}
+        self._shots: dict[str, list[Shot]] = {face.label: [] for face in self.faces}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -114,10 +115,10 @@ class CalibrationWizard:
             taken = len(self._shots[face.label])
         if taken >= MAX_EXEMPLARS:
             raise ProfileError(f"face {label!r} has {taken} shots, as many as a profile keeps")
-        crop = crop_from_image(frame, f"shot {taken + 1} of face {label!r}")
+        shot = shot_from_image(frame, f"shot {taken + 1} of face {label!r}")
         with self._lock:
-            self._shots[face.label].append(crop)
-        return crop
+            self._shots[face.label].append(shot)
+        return shot.crop
 
     def drop_last(self, label: str) -> int:
         """Forgets the last shot of ``label`` (a wrong face, a blurred one); returns the shots left.
@@ -142,18 +143,19 @@ class CalibrationWizard:
         if target.exists() and not replace:
             raise ProfileError(f"a profile {self.name!r} is saved already at {str(target)!r}; tick replace to overwrite it")
         with self._lock:
-            exemplars = {label: list(crops) for label, crops in self._shots.items()}
+            exemplars = {label: [shot.crop for shot in shots] for label, shots in self._shots.items()}
+            counted = {label: [shot.counted for shot in shots] for label, shots in self._shots.items()}
         missing = [face.label for face in self.faces if not exemplars[face.label]]
         if missing:
             raise ProfileError(f"profile {self.name!r}: face {missing[0]!r} has no shots yet")
-        faces, finder = with_pip_faces(self.faces, exemplars)
+        faces, finder = with_pip_faces(self.faces, exemplars, counted=counted)
         profile = build_profile(self.name, faces, exemplars, source=SOURCE, finder=finder)
         return profile, save_profile(profile, folder, overwrite=replace)
 
     def to_json(self) -> dict[str, Any]:
         """``{"name", "faces": [{"label", "value", "symbol", "shots": [data URL, ...]}], "ready"}``."""
         with self._lock:
-            shots = {label: list(crops) for label, crops in self._shots.items()}
+            shots = {label: [shot.crop for shot in taken] for label, taken in self._shots.items()}
         return {
             "name": self.name,
             "faces": [

@@ -5,7 +5,7 @@ alone where a side face shows beside it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from pathlib import Path
 
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from calibration.build import build_from_folder, numbered_faces_without_pips, with_pip_faces
-from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
+from calibration.finding import die_crop, die_shot
+from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_face, render_tray
 from vision.profile_reader import BodyDetector, CalibratedFace, LearnedFaceFinder, TrayHint, paper_colour
 from vision.types import DieStatus
 
@@ -77,6 +78,52 @@ def test_the_faces_file_decides_pips_over_the_examples() -> None:
     assert finder == "pips" and faces[0].pips
     faces, finder = with_pip_faces([face], {"6": [crop] * 3}, given={"6"})
     assert finder == "bodies" and not faces[0].pips
+
+
+def _drawn_face(spots: Sequence[tuple[int, int]]) -> np.ndarray:
+    crop = np.full((64, 64, 3), 230, np.uint8)
+    for x, y in spots:
+        cv2.circle(crop, (x, y), 5, (20, 20, 20), -1)
+    return crop
+
+
+SIX = ((18, 16), (46, 16), (18, 32), (46, 32), (18, 48), (46, 48))
+
+
+def test_a_face_named_by_its_number_shows_pips_where_one_of_few_shots_reads_them() -> None:
+    """Two shots of a face named 6, one read as six pips and one the pip readers cannot read (a
+    blank, as a shot cut badly or too dim is to them): the face shows pips. Not where a shot reads
+    surely as another number, and not for a face named otherwise (an emblem named star, value 6)."""
+    six, unread, four = _drawn_face(SIX), np.full((64, 64, 3), 120, np.uint8), _drawn_face(SIX[:2] + SIX[4:])
+    faces, finder = with_pip_faces([CalibratedFace("6", 6)], {"6": [six, unread]})
+    assert finder == "pips" and faces[0].pips
+    faces, _ = with_pip_faces([CalibratedFace("6", 6)], {"6": [six, unread, four]})
+    assert not faces[0].pips
+    faces, _ = with_pip_faces([CalibratedFace("star", 6)], {"star": [six, unread]})
+    assert not faces[0].pips
+    faces, _ = with_pip_faces([CalibratedFace("star", 6)], {"star": [six, six, unread]})
+    assert faces[0].pips  # most shots show six pips, whatever the face is named
+
+
+def test_the_network_s_count_of_the_die_in_its_photo_is_a_pip_reader_too() -> None:
+    """A shot the pip readers cannot read from its cut top face (cut off, too close) still counts
+    where the face network read the die in its photo surely; a sure other count there vetoes."""
+    unread = np.full((64, 64, 3), 120, np.uint8)
+    faces, _ = with_pip_faces([CalibratedFace("3", 3)], {"3": [unread, unread]}, counted={"3": [(3, 0.99), None]})
+    assert faces[0].pips
+    faces, _ = with_pip_faces([CalibratedFace("3", 3)], {"3": [unread, unread]}, counted={"3": [(3, 0.99), (5, 0.97)]})
+    assert not faces[0].pips
+    faces, _ = with_pip_faces([CalibratedFace("3", 3)], {"3": [unread, unread]})
+    assert not faces[0].pips
+
+
+def test_a_calibration_photo_s_die_is_counted_where_it_lies() -> None:
+    rng = np.random.default_rng(4)
+    for value in (2, 5):
+        photo = render_face(DieDesign.pips(), DieStyle(), value, 70, rng=rng)
+        shot = die_shot(photo, f"{value}.png")
+        assert shot.counted is not None and shot.counted[0] == value and shot.counted[1] >= 0.9, shot.counted
+        assert shot.crop.shape[:2] == die_crop(photo, f"{value}.png").shape[:2]
 
 
 def test_dice_are_found_by_their_own_colour_on_a_tray_as_light_as_they_are() -> None:
