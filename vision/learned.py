@@ -161,8 +161,7 @@ def crop_transform(
 
 def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_SIZE) -> Frame:
     """The ``size`` px square crop, black where it falls outside the frame; a region much bigger
-    than the crop is shrunk by area first (by a whole factor, to at least twice the crop), so that
-    a big die's pips are not lost between samples."""
+    than the crop is shrunk by area first, so that a big die's pips are not lost between samples."""
     scale = math.hypot(float(transform[0, 0]), float(transform[0, 1]))
     if scale < 0.5:
         # Cut the die's neighbourhood out, shrink it by area to twice the crop, then warp that.
@@ -176,11 +175,8 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_
             region = cv2.copyMakeBorder(
                 region, max(-y0, 0), max(y1 - h, 0), max(-x0, 0), max(x1 - w, 0), cv2.BORDER_CONSTANT, value=(0, 0, 0)
             )
-            # by a whole factor, to at least twice the crop's pixels: OpenCV shrinks by area three
-            # times faster by whole factors than by others
-            factor = max(1, math.floor(1.0 / (2 * scale)))
-            shrink = 1.0 / factor
-            small = region if factor == 1 else cv2.resize(region, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+            shrink = 2 * scale
+            small = cv2.resize(region, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
             t = transform.copy()
             t[:, 2] = transform[:, 2] + transform[:, :2] @ np.array([x0, y0], np.float64)
             t[:, :2] /= shrink
