@@ -248,8 +248,8 @@ def multiplies_signed_bytes_exactly(machine: str | None = None, cpuinfo: str | N
     """Whether ONNX Runtime on this CPU multiplies unsigned activations by signed 8-bit weights
     exactly: x86 with VNNI adds the products in 32 bits, where x86 with AVX2 alone adds pairs of
     them into 16 bits that saturate. Elsewhere (the Raspberry Pi's ARM cores) the unsigned form
-    is kept, as measured. ``machine`` and ``cpuinfo`` stand for :func:`platform.machine` and
-    ``/proc/cpuinfo``."""
+    is kept: the signed one has not been measured there. ``machine`` and ``cpuinfo`` stand for
+    :func:`platform.machine` and ``/proc/cpuinfo``."""
     machine = platform.machine() if machine is None else machine
     if machine.lower() not in ("x86_64", "amd64"):
         return False
