@@ -247,7 +247,25 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
     faces.sort(key=lambda f: (f.value, f.label))
     given = {label for label, entry in entries.items() if "pips" in entry}
     faces, finder = with_pip_faces(faces, exemplars, given, counted)
-    return build_profile(name, faces, exemplars, source=str(root), seed=seed, finder=finder)
+    profile = build_profile(name, faces, exemplars, source=str(root), seed=seed, finder=finder)
+    misfiled = misfiled_photos(faces, {sub.name: images_in(sub) for sub in folders}, counted)
+    return dataclasses.replace(profile, fit={**profile.fit, "misfiled": misfiled}) if misfiled else profile
+
+
+def misfiled_photos(
+    faces: Sequence[CalibratedFace], photos: Mapping[str, Sequence[Path]], counted: Mapping[str, Sequence[tuple[int, float] | None]]
+) -> list[dict[str, Any]]:
+    """The photos of pip faces (or faces named by their number) whose die the face network counts
+    surely as another number: most often a photo sorted into the wrong folder. The profile is built
+    all the same; the player is told which (``{"photo", "face", "reads"}`` each)."""
+    out: list[dict[str, Any]] = []
+    for face in faces:
+        if not (face.pips or face.label == str(face.value)):
+            continue
+        for photo, read in zip(photos.get(face.label, ()), counted.get(face.label, ())):
+            if read is not None and read[0] != face.value:
+                out.append({"photo": str(photo), "face": face.label, "reads": read[0]})
+    return out
 
 
 #: Share of a face's example crops the pip reader must read as the face's own number for the face

@@ -205,3 +205,23 @@ def test_a_labelled_folder_of_an_emblem_die_on_light_wood_calibrates_and_reads(t
     # Measured on 120 frames (105 read): recall 99.66 %, precision 100 % (found by bodies alone,
     # as before: 89.6 %, 93.2 %); found by the learned detector, 45 read: 118/119, precision 100 %.
     assert report.recall >= 0.97 and report.precision >= 0.99, report.summary()
+
+
+def test_a_photo_in_the_wrong_folder_is_named_and_the_profile_built(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photo of a five sorted into folder 4: the profile is built all the same, face 4 still
+    read as pips, and the player is told which photo reads as what."""
+    from firmware_host.cli import main
+    from hardware.sim import write_face_folders
+
+    written = write_face_folders(tmp_path / "photos", DieDesign.pips(), DieStyle(), per_face=3, seed=12)
+    stray = written["5"][0]
+    moved = tmp_path / "photos" / "4" / "from-5.png"
+    stray.rename(moved)
+    profile = build_from_folder("pips", tmp_path / "photos")
+    assert profile.fit["misfiled"] == [{"photo": str(moved), "face": "4", "reads": 5}]
+    assert all(face.pips for face in profile.faces)
+    monkeypatch.setenv("DICETRAY_STATE_DIR", str(tmp_path / "state"))
+    assert main(["calibrate", "die", "pips", "--from", str(tmp_path / "photos")]) == 0
+    assert f"note: {str(moved)!r} (face '4') reads as 5 pips: is it in the right folder?" in capsys.readouterr().out
+    moved.rename(stray)
+    assert "misfiled" not in build_from_folder("pips", tmp_path / "photos").fit
