@@ -220,6 +220,7 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
     faces: list[CalibratedFace] = []
     exemplars: dict[str, list[Crop]] = {}
     counted: dict[str, list[tuple[int, float] | None]] = {}
+    photographs: dict[str, list[Path]] = {}
     detector = BodyDetector()
     for sub in folders:
         where = str(faces_file if sub.name in entries else sub)
@@ -237,6 +238,7 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
         faces.append(face)
         exemplars[face.label] = [shot.crop for shot in shots]
         counted[face.label] = [shot.counted for shot in shots]
+        photographs[face.label] = photos
     for label, entry in entries.items():
         if label in exemplars:
             continue
@@ -248,7 +250,7 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
     given = {label for label, entry in entries.items() if "pips" in entry}
     faces, finder = with_pip_faces(faces, exemplars, given, counted)
     profile = build_profile(name, faces, exemplars, source=str(root), seed=seed, finder=finder)
-    misfiled = misfiled_photos(faces, {sub.name: images_in(sub) for sub in folders}, counted)
+    misfiled = misfiled_photos(faces, photographs, counted)
     return dataclasses.replace(profile, fit={**profile.fit, "misfiled": misfiled}) if misfiled else profile
 
 

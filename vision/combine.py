@@ -124,9 +124,9 @@ def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
 
 def _one_die(learned: DieReading, pips: DieReading) -> DieReading:
     if learned.ok and pips.ok and learned.value is not None and pips.value is not None:
-        settled = settled_count(learned.value, learned.confidence, pips.value)
-        if settled is not None and learned.value == pips.value:
+        if learned.value == pips.value:
             return DieReading(learned.value, max(learned.confidence, pips.confidence), pips.box, DieStatus.OK, face=learned.face)
+        settled = settled_count(learned.value, learned.confidence, pips.value)
         if settled is not None:
             return pips if settled == pips.value else learned
         return DieReading(

@@ -273,13 +273,13 @@ def load_face_network(path: Path, threads: int = 1) -> Any:
     twin = signed_twin(path)
     if path.is_file() and twin.is_file() and multiplies_signed_bytes_exactly():
         try:
-            session = load_network(twin, threads)
+            signed = load_network(twin, threads)
         except ModelError:
-            session = None
-        if session is not None:
-            made_from = session.get_modelmeta().custom_metadata_map.get(TWIN_OF_KEY)
+            signed = None
+        if signed is not None:
+            made_from = signed.get_modelmeta().custom_metadata_map.get(TWIN_OF_KEY)
             if made_from == hashlib.sha256(path.read_bytes()).hexdigest():
-                return session
+                return signed
     return load_network(path, threads)
 
 

@@ -103,11 +103,11 @@ def print_unsure(profile: Any) -> None:
     both faces as candidates, and is asked for only when the difference changes the roll."""
     from calibration.build import UnsurePair
 
-    counted = {face.label for face in profile.faces if face.pips}
+    pip_faces = {face.label for face in profile.faces if face.pips}
     pairs = [UnsurePair.from_json(entry) for entry in profile.fit.get("unsure", ())]
     # Two pip faces are read by counting their pips; their photos decide only a die whose pips
     # cannot be counted, where the reader says unreadable anyway.
-    by_pips = [pair for pair in pairs if set(pair.faces) <= counted]
+    by_pips = [pair for pair in pairs if set(pair.faces) <= pip_faces]
     pairs = [pair for pair in pairs if pair not in by_pips]
     if by_pips:
         print(f"  pip faces are read by counting their pips (the cross-check of their photos confused {len(by_pips)} pairs of them, which matters only where the pips cannot be counted)")

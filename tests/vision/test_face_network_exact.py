@@ -88,7 +88,7 @@ def _exact_graph(model: Any) -> Any:
     return helper.make_model(graph, opset_imports=model.opset_import)
 
 
-def _session(model: Any, optimise: bool) -> Any:
+def _loaded(model: Any, optimise: bool) -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     if not optimise:  # left as written: fused back together, the graph would be 8-bit again
@@ -133,7 +133,7 @@ def test_the_shipped_weights_are_unsigned(name: str) -> None:
 @NETWORKS
 def test_the_face_network_computes_exact_integer_arithmetic(crops: dict[str, np.ndarray], name: str) -> None:
     model = onnx.load(str(MODEL_DIR / name))
-    shipped, exact = _session(model, optimise=True), _session(_exact_graph(model), optimise=False)
+    shipped, exact = _loaded(model, optimise=True), _loaded(_exact_graph(model), optimise=False)
     assert len(crops[name]) > 100
     got = softmax(shipped.run(None, {"image": crops[name]})[0].astype(np.float64))
     want = softmax(exact.run(None, {"image": crops[name]})[0].astype(np.float64))
@@ -162,9 +162,9 @@ def test_the_signed_twin_holds_the_same_numbers(name: str) -> None:
 def test_the_signed_twin_computes_exact_integer_arithmetic_where_it_is_loaded(crops: dict[str, np.ndarray], name: str) -> None:
     if not multiplies_signed_bytes_exactly():
         pytest.skip("this CPU runs the unsigned network (no VNNI)")
-    shipped = _session(onnx.load(str(MODEL_DIR / name)), optimise=True)
-    twin = _session(onnx.load(str(signed_twin(MODEL_DIR / name))), optimise=True)
-    exact = _session(_exact_graph(onnx.load(str(MODEL_DIR / name))), optimise=False)
+    shipped = _loaded(onnx.load(str(MODEL_DIR / name)), optimise=True)
+    twin = _loaded(onnx.load(str(signed_twin(MODEL_DIR / name))), optimise=True)
+    exact = _loaded(_exact_graph(onnx.load(str(MODEL_DIR / name))), optimise=False)
     got = softmax(twin.run(None, {"image": crops[name]})[0].astype(np.float64))
     want = softmax(exact.run(None, {"image": crops[name]})[0].astype(np.float64))
     assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
