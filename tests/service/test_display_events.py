@@ -22,9 +22,13 @@ from tests.service.test_service import press_until_roll, same_image, step_until
 
 
 def decoded_qr(image: Image.Image) -> str:
-    """What a QR reader makes of the display's image, enlarged 4 times as a camera would see it."""
+    """What a QR reader makes of the display's image, enlarged 4 times as a camera would see it.
+    OpenCV's first QR reader misses about one valid code in 400 (a matter of the code's pattern,
+    here the URL's port); its second reader, where this OpenCV has one, reads those."""
     pixels = np.array(image.convert("L").resize((image.width * 4, image.height * 4), Image.Resampling.NEAREST))
     text, _, _ = cv2.QRCodeDetector().detectAndDecode(pixels)
+    if not text and hasattr(cv2, "QRCodeDetectorAruco"):
+        text, _, _ = cv2.QRCodeDetectorAruco().detectAndDecode(pixels)
     return str(text)
 
 
