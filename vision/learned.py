@@ -65,6 +65,9 @@ BIG_DIE_PX = 64.0
 #: looked at again at :data:`TARGET_DIE_PX`: at 13 px, a 12 MP tray's touching dice come out as
 #: one find too big for either (its pixels allow a finer look without making any up).
 FINE_DIE_PX = 18.0
+#: How many times a frame is read again at a finer scale, each from the dice's size measured at
+#: the scale before (the first look measures dice under about ten working pixels too big).
+FINER_LOOKS = 2
 #: A die found under :data:`CLOSER_BELOW_PX` working pixels whose likeliest class is one of
 #: :data:`CLOSER_CLASSES`, not read surely, is looked at again closer
 #: (:meth:`LearnedReader.look_closer`): the detector reads a patch of :data:`CLOSER_SPAN` times its
@@ -682,9 +685,18 @@ def find_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) 
         typical = SMALL_DIE_PX / 2.0
     small = SMALL_DIE_PX if not big_frame else FINE_DIE_PX
     if typical is not None and (typical < small or typical > BIG_DIE_PX):
-        rescale = min(scale * TARGET_DIE_PX / typical, MAX_WORK_SIDE / max(h, w), 1.5)
-        if abs(rescale - scale) / scale > 0.25:
+        for _ in range(FINER_LOOKS):
+            rescale = min(scale * TARGET_DIE_PX / typical, MAX_WORK_SIDE / max(h, w), 1.5)
+            if abs(rescale - scale) / scale <= 0.25:
+                break
             found = decode(detect_raw(work_image(frame, rescale)), rescale, w, h, min_score)
+            sizes = sorted(d.size * rescale for d in found)
+            # A die a few working pixels wide is measured too big (the detector cannot see it
+            # smaller than about ten): looked at finer, it may still come out under ``small``,
+            # and is looked at finer again, from the size measured there.
+            if not sizes or rescale < scale or sizes[len(sizes) // 2] >= small:
+                break
+            scale, typical = rescale, sizes[len(sizes) // 2]
     return found
 
 
