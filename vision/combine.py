@@ -30,6 +30,10 @@ PART_OF_DIE = 0.8
 #: A learned die whose centre is this close to a side face the pip reader saw (in units of the
 #: learned die) is that side face.
 ON_SIDE_FACE = 0.35
+#: A die read with pips of its own under this fraction of a face the pip reader read, inside it,
+#: makes that face no die (:func:`_without_faces_of_dice`); two pips of a face, read as a die by
+#: the learned reader, span about 0.4 of it.
+DIE_IN_A_FACE = 0.3
 
 
 def _centre(die: DieReading) -> tuple[float, float]:
@@ -59,6 +63,7 @@ def combine(
     ``sees_pip_face``: for faces only the pip reader read, whether the learned reader, looking
     there, sees a pip face (:meth:`vision.learned.LearnedReader.sees_pip_faces`); those it does
     not are dropped."""
+    pips = _without_faces_of_dice(pips, learned)
     # every centre, size and distance once (a full tray has hundreds of pairs), as _distance has them
     learned_at = [_centre(l) for l in learned.dice]
     pips_at = [_centre(p) for p in pips.dice]
@@ -103,6 +108,20 @@ def combine(
     return FrameReading(tuple(dice), learned.ms + pips.ms)
 
 
+def _without_faces_of_dice(pips: FrameReading, learned: FrameReading) -> FrameReading:
+    """``pips`` without the faces it read that hold a die the learned reader read surely with two
+    pips or more, under :data:`DIE_IN_A_FACE` of that face's size: such a face is no die. Its
+    "pips" were dice (in a big frame of small dice, the pip reader's search may take whole dice for
+    pips and link dice far apart into one face). Where the learned reader takes parts of a big
+    die for dice, a pip is read as a one, and two pips of a face or more span more of it."""
+    dice = [l for l in learned.dice if l.ok and l.value is not None and l.value >= 2]
+    kept = tuple(
+        p for p in pips.dice
+        if not (p.ok and any(_side(l) < DIE_IN_A_FACE * _side(p) and _inside(l, p) for l in dice))
+    )  # fmt: skip
+    return pips if len(kept) == len(pips.dice) else FrameReading(kept, pips.ms)
+
+
 def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
     """The pip count that stands where the learned reader counts ``learned`` pips (at
     ``confidence``) and the pip reader surely reads a layout of ``laid_out`` pips on the same die;
@@ -125,7 +144,10 @@ def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
 def _one_die(learned: DieReading, pips: DieReading) -> DieReading:
     if learned.ok and pips.ok and learned.value is not None and pips.value is not None:
         if learned.value == pips.value:
-            return DieReading(learned.value, max(learned.confidence, pips.confidence), pips.box, DieStatus.OK, face=learned.face)
+            # The pip reader's box is the top face's; one over twice the learned die's size is a
+            # whole die it took for a one's pip (:func:`_without_faces_of_dice`).
+            box = pips.box if _side(pips) <= 2 * _side(learned) else learned.box
+            return DieReading(learned.value, max(learned.confidence, pips.confidence), box, DieStatus.OK, face=learned.face)
         settled = settled_count(learned.value, learned.confidence, pips.value)
         if settled is not None:
             return pips if settled == pips.value else learned

@@ -66,6 +66,18 @@ def test_pips_read_inside_a_learned_die_are_not_a_die_of_their_own() -> None:
     assert apart.values == (2,)
 
 
+def test_a_face_holding_a_die_with_pips_of_its_own_is_no_die() -> None:
+    # in a big frame of small dice the pip search took two whole dice for the pips of one "two"
+    # six times their size: the dice stand as the learned reader read them
+    learned = FrameReading((_ok(4, (1000, 1000, 70, 70), 0.93), _ok(1, (1300, 1280, 70, 70), 0.92)))
+    giant = FrameReading((_ok(2, (950, 950, 480, 480)),))
+    out = combine(learned, giant)
+    assert out.values == (4, 1) and all(d.box[2] == 70 for d in out.dice)
+    # a big die whose pips the learned reader took for dice reads them as ones: the face stands
+    pips_as_dice = FrameReading((_ok(1, (1000, 1000, 70, 70)), _ok(1, (1300, 1280, 70, 70))))
+    assert combine(pips_as_dice, giant).values == (2,)
+
+
 def test_cocked_stays_cocked_and_an_unread_pip_face_leaves_the_learned_reading() -> None:
     cocked = DieReading(None, 0.9, (10, 10, 40, 40), DieStatus.COCKED, reason="cocked")
     out = combine(FrameReading((cocked,)), FrameReading((_ok(5, (10, 10, 40, 40)),)))

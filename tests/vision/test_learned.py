@@ -161,6 +161,19 @@ def test_small_dice_in_a_phone_photo_are_looked_at_until_they_are_big_enough(rea
     assert right == len(tray.truth) and wrong == 0
 
 
+def test_dice_the_pip_search_takes_for_pips_are_read_as_the_learned_reader_reads_them(product: DiceReader) -> None:
+    # the pip search of a 12 MP photo of small dice measures the dice themselves as its pips, and
+    # links dice hundreds of pixels apart into "faces" that used to stand for the dice in them
+    # (13 of 24 read); every die stands as the learned reader reads it
+    tray = _phone_photo_of_small_dice(2)
+    faces = product.detector.find(tray.frame)
+    assert faces and min(max(f.box[2], f.box[3]) for f in faces) > 3 * max(t.box[2] for t in tray.truth)
+    reading = product.read(tray.frame)
+    right, wrong = _tally(tray.values, reading.values)
+    assert right == len(tray.truth) and wrong == 0
+    assert max(d.box[2] for d in reading.dice) < 2 * max(t.box[2] for t in tray.truth)
+
+
 REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
 BYLER = REAL_D6.parent / "byler-d6-train"
 
