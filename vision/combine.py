@@ -7,10 +7,9 @@ torn between two faces, one of which the pip reader read); a face the pip reader
 a die the learned reader found is part of that die, not a die, and a die the learned reader alone
 read where the pip reader saw a side face of a die it read (an oblique view) is that side face;
 a face only the pip reader read stands where the learned reader, looking there, sees a pip face.
-Where both read it and disagree, the pip reader's count stands when it is the higher (it matched
-more pips in one layout), the learned reading when it is the higher and sure
-(:data:`SURE_LEARNED`); otherwise the die is ``unreadable`` with both values as the reason
-(precision first).
+Where both read it and disagree, a sure learned reading stands (:data:`SURE_LEARNED`), the pip
+reader's count against an unsure one when it is the higher (it matched more pips in one layout);
+otherwise the die is ``unreadable`` with both values as the reason (precision first).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from vision.types import DieReading, DieStatus, FrameReading
 
 #: Centre distance, in units of the bigger top face, under which two readings are one die.
 SAME_DIE = 0.6
-#: A learned reading at least this sure stands against a lower pip count.
+#: A learned reading at least this sure stands against the pip reader's count.
 SURE_LEARNED = 0.95
 #: A learned find this close to a face the pip reader read (in units of that face) but not matched
 #: to it is a side face or a pip of that die.
@@ -128,14 +127,15 @@ def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
     ``None`` where neither stands (precision first)."""
     if laid_out == learned:
         return learned
-    if laid_out > learned:
-        # The pip reader matched more pips in one face layout than the learned reader saw: its
-        # crop missed part of the face (a big die's pips), while a layout is rarely invented.
-        return laid_out
     if confidence >= SURE_LEARNED:
-        # Fewer pips than a sure learned reading: the pip reader missed some (low-contrast
-        # pips on a coloured die), as a face's count is rarely overestimated from its crop.
+        # A sure learned count stands against the pip reader's either way. Fewer pips: the pip
+        # reader missed some (low-contrast pips on a coloured die). More: it joined a top face's
+        # pips with a pip of the face beside it (a one and a side face's pip, in an oblique view).
         return learned
+    if laid_out > learned:
+        # More pips in one face layout than an unsure learned reading: its crop missed part of
+        # the face (a big die's pips), while a layout is rarely invented.
+        return laid_out
     # Fewer pips than an unsure learned reading: most often the learned reader counted a side
     # face's pips with the top's (an oblique die), or a few pips of a neighbour.
     return None

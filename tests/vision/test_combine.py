@@ -19,9 +19,13 @@ def test_agreeing_readings_are_one_die() -> None:
     assert out.values == (4,) and out.dice[0].confidence == 0.97
 
 
-def test_a_higher_pip_count_stands_a_lower_one_only_against_an_unsure_learned_reading() -> None:
-    higher = combine(FrameReading((_ok(1, (100, 100, 40, 40)),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
+def test_a_sure_learned_count_stands_against_the_pip_reader_either_way() -> None:
+    # more pips than an unsure learned reading: its crop missed part of the face
+    higher = combine(FrameReading((_ok(1, (100, 100, 40, 40), 0.93),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
     assert higher.values == (2,)
+    # more pips than a sure one: a one and a pip of the face beside it, in an oblique view
+    joined = combine(FrameReading((_ok(1, (100, 100, 40, 40), 0.99),)), FrameReading((_ok(2, (104, 110, 40, 48)),)))
+    assert joined.values == (1,) and joined.dice[0].box == (100, 100, 40, 40)
     lower = combine(FrameReading((_ok(6, (100, 100, 40, 40), 0.9),)), FrameReading((_ok(3, (100, 100, 40, 40)),)))
     assert lower.values == () and lower.dice[0].status is DieStatus.UNREADABLE
     assert lower.dice[0].candidates == ("6", "3")
@@ -74,7 +78,8 @@ def test_a_face_holding_a_die_with_pips_of_its_own_is_no_die() -> None:
     out = combine(learned, giant)
     assert out.values == (4, 1) and all(d.box[2] == 70 for d in out.dice)
     # a big die whose pips the learned reader took for dice reads them as ones: the face stands
-    pips_as_dice = FrameReading((_ok(1, (1000, 1000, 70, 70)), _ok(1, (1300, 1280, 70, 70))))
+    # (against an unsure one: a sure count stands against any pip count)
+    pips_as_dice = FrameReading((_ok(1, (1000, 1000, 70, 70), 0.93), _ok(1, (1300, 1280, 70, 70), 0.93)))
     assert combine(pips_as_dice, giant).values == (2,)
 
 
