@@ -84,6 +84,8 @@ CLOSER_MIN_CONFIDENCE = 0.99
 CLOSER_CLASSES = frozenset({"1", "2", "3", "4", "5", "6", "other", "cocked"})
 #: The scale of the coarse look for dice too big for the working scale, relative to it.
 COARSE = 0.35
+#: A big die read this surely is a die, whatever the dice found on it read (its pips, two of them).
+BIG_DIE_SURE = 0.99
 #: The longest side the detector is ever given (a 12 MP frame of tiny dice is read at this size).
 MAX_WORK_SIDE = 1600
 
@@ -557,9 +559,10 @@ class LearnedReader:
                 reading = self._reading(b, p)
                 # A big die read as a pip face is a die, and what was found on it its pips (each
                 # a dark blob: no die, or a one) or parts of its face (two pips of a five); where
-                # a die on it reads another face more surely than the big die reads, the big find
-                # was a group of dice, and where nothing was found on it, it is no die the working
-                # scale missed.
+                # a die on it reads another face more surely than the big die reads (under
+                # BIG_DIE_SURE: two pips of a big three read as a two can be as sure as the three),
+                # the big find was a group of dice, and where nothing was found on it, it is no die
+                # the working scale missed.
                 if any(lies_on(d, b) and d.size > 0.6 * b.size for d, _ in kept):
                     continue  # the working scale saw this die whole
                 on = [r for d, r in kept if lies_on(d, b)]
@@ -567,7 +570,7 @@ class LearnedReader:
                     reading is not None
                     and reading.ok
                     and on
-                    and not any(r is not None and r.ok and r.value != 1 and r.confidence > reading.confidence for r in on)
+                    and (reading.confidence >= BIG_DIE_SURE or not any(r is not None and r.ok and r.value != 1 and r.confidence > reading.confidence for r in on))
                 ):
                     kept = [(d, r) for d, r in kept if not lies_on(d, b)]
                     big_dice.append(reading)
