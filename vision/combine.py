@@ -114,11 +114,16 @@ def _without_faces_of_dice(pips: FrameReading, learned: FrameReading) -> FrameRe
     pips and link dice far apart into one face). Where the learned reader takes parts of a big
     die for dice, a pip is read as a one, and two pips of a face or more span more of it."""
     dice = [l for l in learned.dice if l.ok and l.value is not None and l.value >= 2]
-    kept = tuple(
+    if not dice:
+        return pips
+    # only a face over 1 / DIE_IN_A_FACE times the smallest such die can hold one: on most frames none
+    smallest = min(_side(l) for l in dice)
+    dropped = [
         p for p in pips.dice
-        if not (p.ok and any(_side(l) < DIE_IN_A_FACE * _side(p) and _inside(l, p) for l in dice))
-    )  # fmt: skip
-    return pips if len(kept) == len(pips.dice) else FrameReading(kept, pips.ms)
+        if p.ok and DIE_IN_A_FACE * _side(p) > smallest
+        and any(_side(l) < DIE_IN_A_FACE * _side(p) and _inside(l, p) for l in dice)
+    ]  # fmt: skip
+    return FrameReading(tuple(p for p in pips.dice if p not in dropped), pips.ms) if dropped else pips
 
 
 def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:

@@ -675,13 +675,13 @@ def find_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) 
 
     The frame is read at the working scale first; where the dice found there are very small or
     very big (or a big frame shows none, or dice under :data:`FINE_DIE_PX`), it is read again at
-    the scale that makes them :data:`TARGET_DIE_PX`, within :data:`MAX_WORK_SIDE`.
+    the scale that makes them :data:`TARGET_DIE_PX`, within :data:`MAX_WORK_SIDE`; dice still too
+    small there are looked at finer again (up to :data:`FINER_LOOKS` times in all).
     """
     h, w = frame.shape[:2]
     scale = WORK_SIZE / max(h, w)
     found = decode(detect_raw(work_image(frame, scale)), scale, w, h, min_score)
-    sizes = sorted(d.size * scale for d in found)
-    typical = sizes[len(sizes) // 2] if sizes else None
+    typical = _typical_size(found, scale)
     big_frame = max(h, w) > 2 * WORK_SIZE
     if typical is None and big_frame:
         # Nothing at the first scale: maybe dice too small for it; look again at a finer one.
@@ -693,14 +693,20 @@ def find_dice(frame: Frame, detect_raw: Callable[[F32], F32], min_score: float) 
             if abs(rescale - scale) / scale <= 0.25:
                 break
             found = decode(detect_raw(work_image(frame, rescale)), rescale, w, h, min_score)
-            sizes = sorted(d.size * rescale for d in found)
+            measured = _typical_size(found, rescale)
             # A die a few working pixels wide is measured too big (the detector cannot see it
             # smaller than about ten): looked at finer, it may still come out under ``small``,
             # and is looked at finer again, from the size measured there.
-            if not sizes or rescale < scale or sizes[len(sizes) // 2] >= small:
+            if measured is None or rescale < scale or measured >= small:
                 break
-            scale, typical = rescale, sizes[len(sizes) // 2]
+            scale, typical = rescale, measured
     return found
+
+
+def _typical_size(found: Sequence[FoundDie], scale: float) -> float | None:
+    """The median size of ``found`` in working pixels at ``scale`` (``None`` for none)."""
+    sizes = sorted(d.size * scale for d in found)
+    return sizes[len(sizes) // 2] if sizes else None
 
 
 def find_around(frame: Frame, die: FoundDie, detect_raw: Callable[[F32], F32], min_score: float) -> list[FoundDie]:
