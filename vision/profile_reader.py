@@ -222,6 +222,11 @@ _LOCAL_REACH = 2  # pixels each cell may move on its own, beyond the whole crop'
 _MAX_ALIGNED = 4  # at most this many exemplars per face aligned: more examples must not slow reading
 _TIE = 0.05  # a margin below this fraction of the accept distance is a tie: unreadable
 _REACH = 5  # pixels (of 48) the crop may move to fit an exemplar: a 60 px die's outline is off by that much
+#: Least cosine similarity to the faces of one symbol at which a crop like no face to the
+#: exemplars is read as that symbol, where those faces lead every other symbol's by the
+#: embedding's ``rescue``: chosen on rendered hero dice read at tables unlike the calibration's
+#: (at 0.4 a few took a wrong symbol; docs/calibration.md).
+SYMBOL_FLOOR = 0.6
 
 
 _STEP = DESCRIPTOR_SIZE // _GRID
@@ -476,8 +481,12 @@ class ProfileClassifier:
         settings: MatcherSettings | None = None,
         pip_reader: PipFallback | None = None,
         embedding: FaceEmbedding | None = None,
+        symbol_floor: float = SYMBOL_FLOOR,
     ) -> None:
         self.settings = settings if settings is not None else MatcherSettings()
+        #: How alike (the embedding's cosine) a crop like no face to the exemplars must be to the
+        #: faces of one symbol for that symbol to be read (:meth:`_by_symbol`).
+        self.symbol_floor = symbol_floor
         self.pip_reader = pip_reader
         self.embedding = embedding
         self.faces: tuple[CalibratedFace, ...] = tuple(face for face, _ in faces)
@@ -599,6 +608,32 @@ class ProfileClassifier:
 
     def _weigh(self, found: FaceMatch, similarities: npt.NDArray[np.float64], opinion: EmbeddingOpinion) -> FaceMatch:
         """The exemplars' match with the embedding's opinion (see :meth:`match`)."""
+        weighed = self._weigh_faces(found, similarities, opinion)
+        if weighed.ok or weighed.candidates or found.distance <= self.settings.accept_distance:
+            return weighed
+        return self._by_symbol(found, similarities, opinion) or weighed
+
+    def _by_symbol(self, found: FaceMatch, similarities: npt.NDArray[np.float64], opinion: EmbeddingOpinion) -> FaceMatch | None:
+        """A crop like no face to the exemplars (another table's light, blur, tray) whose symbol the
+        embedding tells surely though no face is :attr:`EmbeddingOpinion.floor` alike: the faces
+        with the symbol it finds likeliest lead every face with another symbol by the opinion's
+        ``rescue`` and reach :attr:`symbol_floor`. The one face with that symbol is read; where
+        several share it, they are the candidates (the symbol is known, the number is not)."""
+        order = [int(i) for i in np.argsort(-similarities) if np.isfinite(similarities[int(i)])]
+        if not order:
+            return None
+        top = self.faces[order[0]]
+        best = float(similarities[order[0]])
+        rivals = [float(similarities[i]) for i in order if self.faces[i].symbol != top.symbol]
+        if top.symbol is None or top.pips or not rivals or best < self.symbol_floor or best - max(rivals) < opinion.rescue:
+            return None
+        same = tuple(self.faces[i] for i in order if self.faces[i].symbol == top.symbol)
+        if len(same) == 1:
+            return FaceMatch(top, DieStatus.OK, opinion.rescue_confidence, found.distance, found.margin, found.runner_up)
+        return dataclasses.replace(found, face=top, status=DieStatus.UNREADABLE, candidates=same, runner_up=same[1].label)
+
+    def _weigh_faces(self, found: FaceMatch, similarities: npt.NDArray[np.float64], opinion: EmbeddingOpinion) -> FaceMatch:
+        """The exemplars' match with the embedding's opinion of each face."""
         order = np.argsort(-similarities)
         if len(order) < 2 or not np.isfinite(similarities[order[1]]):
             return found

@@ -17,14 +17,14 @@ from vision.profile_reader import CalibratedFace, FaceMatch, ProfileClassifier
 from vision.types import DieStatus
 
 
-def _classifier(opinion: EmbeddingOpinion) -> ProfileClassifier:
+def _classifier(opinion: EmbeddingOpinion, symbol_floor: float = 0.5) -> ProfileClassifier:
     embedding = shared_embedding()
     assert embedding is not None
     faces = [CalibratedFace("sword-1", 1, "sword"), CalibratedFace("sword-2", 2, "sword"), CalibratedFace("heart-4", 4, "heart")]
     design = DieDesign.barbarian()
     crops = {1: 1, 2: 2, 4: 4}
     pairs = [(face, [render_face(design, DieStyle(), crops[face.value], 96, rng=np.random.default_rng(s)) for s in range(3)]) for face in faces]
-    classifier = ProfileClassifier(pairs, embedding=embedding)
+    classifier = ProfileClassifier(pairs, embedding=embedding, symbol_floor=symbol_floor)
     classifier.embedding = _with_opinion(embedding, opinion)
     return classifier
 
@@ -65,7 +65,8 @@ def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() 
 
 
 def test_a_crop_like_no_face_to_the_exemplars_but_close_to_a_few_gets_them_as_candidates() -> None:
-    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
+    # symbols read only as alike as faces are: what the faces' own rule does
+    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9), symbol_floor=0.9)
     sword_1, sword_2, heart = classifier.faces
     opinion = classifier.embedding.opinion  # type: ignore[union-attr]
     far = FaceMatch(heart, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-1")
@@ -76,6 +77,25 @@ def test_a_crop_like_no_face_to_the_exemplars_but_close_to_a_few_gets_them_as_ca
     # not alike enough, or the rest not far enough: still like no face
     assert not classifier._weigh(far, np.array([0.85, 0.84, 0.2]), opinion).candidates
     assert not classifier._weigh(far, np.array([0.95, 0.93, 0.8]), opinion).candidates
+
+
+def test_a_crop_like_no_face_whose_symbol_the_embedding_tells_surely_reads_that_symbol() -> None:
+    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9), symbol_floor=0.5)
+    sword_1, sword_2, heart = classifier.faces
+    opinion = classifier.embedding.opinion  # type: ignore[union-attr]
+    far = FaceMatch(heart, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-1")
+    # less alike than a face must be, but the swords far ahead of the heart: a sword, number unknown
+    sword = classifier._weigh(far, np.array([0.6, 0.58, 0.2]), opinion)
+    assert not sword.ok and sword.candidates == (sword_1, sword_2) and sword.reason == "sword 1 or 2"
+    # the heart is the one face with its symbol: the symbol is the face
+    hearts = classifier._weigh(far, np.array([0.2, 0.25, 0.6]), opinion)
+    assert hearts.ok and hearts.face == heart and hearts.confidence == 0.9
+    # under the symbol floor, or the symbol not far enough ahead: like no face, as before
+    assert not classifier._weigh(far, np.array([0.45, 0.44, 0.1]), opinion).candidates
+    assert not classifier._weigh(far, np.array([0.6, 0.58, 0.45]), opinion).candidates
+    # a crop the exemplars match is theirs to read: the symbol's rule does not reach it
+    near = FaceMatch(heart, DieStatus.UNREADABLE, 0.3, 0.01, 0.0, "sword-1")
+    assert not classifier._weigh(near, np.array([0.6, 0.58, 0.2]), opinion).candidates
 
 
 def test_a_face_without_exemplars_is_not_vetoed() -> None:
