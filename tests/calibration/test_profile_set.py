@@ -43,7 +43,12 @@ def test_dice_of_two_designs_in_one_frame_are_each_read_as_their_own(barbarian: 
             design = next(name for name, faces in labels.items() if truth.face in faces)
             hit = truth.found_in(reading.dice)
             alone = truth.found_in(own[design].read(tray.frame).dice)
-            assert hit is not None and alone is not None
+            if alone is None:
+                # a die its own profile leaves out (found by the body finder alone and not read
+                # surely) is left out of the set's reading too
+                assert hit is None
+                continue
+            assert hit is not None
             dice += 1
             assert not hit.ok or hit.face in labels[design], (truth.face, hit)  # never the other design's
             same += (hit.status, hit.face) == (alone.status, alone.face)
