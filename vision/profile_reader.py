@@ -588,14 +588,18 @@ class ProfileClassifier:
         np.maximum.at(best, self._owner, per_exemplar.astype(np.float64))
         return best
 
-    def match(self, crop: npt.NDArray[np.uint8]) -> FaceMatch:
+    def match(self, crop: npt.NDArray[np.uint8], *, by_symbol: bool = True) -> FaceMatch:
         """The face this crop shows, with a calibrated confidence, or ``unreadable``.
 
         With an embedding, its opinion weighs in (:class:`~vision.face_embedding.EmbeddingOpinion`):
         a read it surely places on another face is ``unreadable`` with both as candidates, and an
         unsure read it surely places on one face (one of the candidates, if there are any) is read
         as that face, and a crop like no face to the exemplars that it finds very alike to a few
-        faces and far from the rest is ``unreadable`` with those few as candidates.
+        faces and far from the rest is ``unreadable`` with those few as candidates. With
+        ``by_symbol``, a crop like no face whose symbol it tells surely is read as that symbol
+        (:meth:`_by_symbol`): only for a crop of a die seen whole (:attr:`DetectedFace.whole`),
+        as a die's corner number cut out alone may pass for the face of another set that bears
+        the same number.
 
         :raises InvalidFrameError: when ``crop`` is not a non-empty uint8 image.
         """
@@ -604,12 +608,14 @@ class ProfileClassifier:
         similarities = self._similarities(square)
         if similarities is None or self.embedding is None or found.face is None:
             return found
-        return self._weigh(found, similarities, self.embedding.opinion)
+        return self._weigh(found, similarities, self.embedding.opinion, by_symbol)
 
-    def _weigh(self, found: FaceMatch, similarities: npt.NDArray[np.float64], opinion: EmbeddingOpinion) -> FaceMatch:
+    def _weigh(
+        self, found: FaceMatch, similarities: npt.NDArray[np.float64], opinion: EmbeddingOpinion, by_symbol: bool = True
+    ) -> FaceMatch:
         """The exemplars' match with the embedding's opinion (see :meth:`match`)."""
         weighed = self._weigh_faces(found, similarities, opinion)
-        if weighed.ok or weighed.candidates or found.distance <= self.settings.accept_distance:
+        if not by_symbol or weighed.ok or weighed.candidates or found.distance <= self.settings.accept_distance:
             return weighed
         return self._by_symbol(found, similarities, opinion) or weighed
 
@@ -740,7 +746,7 @@ class ProfileClassifier:
             pips = self._pip_classifier.classify(candidate)
             if pips.status is DieStatus.OK:
                 return self._pip_result(layout.value, pips.confidence)
-        found = self.match(candidate.crop)
+        found = self.match(candidate.crop, by_symbol=detected is None or detected.whole)
         face = found.face
         sure = counted[0] if counted is not None else None
         if found.ok and face is not None:
@@ -1240,6 +1246,10 @@ def _covers(candidate: FaceCandidate, point: tuple[float, float]) -> bool:
 #: How far (share of its side) the top face the detector puts may reach past the frame with the
 #: die still whole in it: the box is a little off, a die's rounded corners short of it.
 EDGE_SLACK = 0.15
+#: Least share of the median size of the dice the detector found in a frame at which a die it
+#: cut where it put it (not outlined) counts as seen whole (:attr:`DetectedFace.whole`): a corner
+#: number found as a die of its own came out at a third of its die.
+WHOLE_DIE = 0.7
 #: A die the face network gives "no die" this much or more is not a die (a side face, a shadow).
 NOT_A_DIE = 0.5
 
@@ -1349,6 +1359,10 @@ class DetectedFace(FaceCandidate):
     by_detector: bool = True
     #: The face network's pip count and its probability, where it reads one surely.
     learned_pips: tuple[int, float] | None = None
+    #: Whether the die is seen whole: outlined by the reader's own finders, or cut where the
+    #: detector put it at about the size of the frame's other dice (a find much smaller than
+    #: them may be a part of a die: its corner number).
+    whole: bool = True
 
     @property
     def leaning_pips(self) -> int | None:
@@ -1427,6 +1441,8 @@ class LearnedFaceFinder(FaceDetector):
         by_pips = [c for c in tops if c.layout is not None]
         faces: list[FaceCandidate] = []
         kept: list[FoundDie] = []
+        # a find much smaller than the frame's dice may be a part of one (its corner number)
+        typical = float(np.median([die.size for die, _ in looked])) if looked else 0.0
         for die, p in looked:
             if any(_covers(f, (die.cx, die.cy)) for f in faces) or any(_overlap(k, die) for k in kept):
                 continue  # found already (seen from the side, a die may show the detector two peaks)
@@ -1451,7 +1467,7 @@ class LearnedFaceFinder(FaceDetector):
                 # leans the same way but is not sure.
                 face = dataclasses.replace(face, pips=laid[0].pips, layout=laid[0].layout, quality=laid[0].quality)
             if not any(_covers(f, face.center) for f in faces):
-                faces.append(_detected(face, (name, probability), by_detector=True, learned_pips=sure))
+                faces.append(_detected(face, (name, probability), by_detector=True, learned_pips=sure, whole=outlined is not None or die.size >= WHOLE_DIE * typical))
         alone = (list(whole) if self.bodies_alone else []) + by_pips
         alone = [c for c in alone if not any(_covers(f, c.center) and not _part_of(f, c) for f in faces)]
         if alone:
@@ -1545,9 +1561,11 @@ class LearnedFaceFinder(FaceDetector):
 
 
 def _detected(
-    candidate: FaceCandidate, learned: tuple[str, float] | None, *, by_detector: bool, learned_pips: tuple[int, float] | None = None
+    candidate: FaceCandidate, learned: tuple[str, float] | None, *, by_detector: bool, learned_pips: tuple[int, float] | None = None,
+    whole: bool = True,
 ) -> DetectedFace:
     return DetectedFace(
         box=candidate.box, quad=candidate.quad, crop=candidate.crop, pips=candidate.pips, layout=candidate.layout,
         flags=candidate.flags, quality=candidate.quality, learned=learned, by_detector=by_detector, learned_pips=learned_pips,
+        whole=whole,
     )  # fmt: skip

@@ -93,6 +93,8 @@ def test_a_crop_like_no_face_whose_symbol_the_embedding_tells_surely_reads_that_
     # under the symbol floor, or the symbol not far enough ahead: like no face, as before
     assert not classifier._weigh(far, np.array([0.45, 0.44, 0.1]), opinion).candidates
     assert not classifier._weigh(far, np.array([0.6, 0.58, 0.45]), opinion).candidates
+    # nor for a die not seen whole (a find much smaller than the frame's dice: its corner number)
+    assert not classifier._weigh(far, np.array([0.2, 0.25, 0.6]), opinion, by_symbol=False).ok
     # a crop the exemplars match is theirs to read: the symbol's rule does not reach it
     near = FaceMatch(heart, DieStatus.UNREADABLE, 0.3, 0.01, 0.0, "sword-1")
     assert not classifier._weigh(near, np.array([0.6, 0.58, 0.2]), opinion).candidates
