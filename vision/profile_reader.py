@@ -1359,9 +1359,10 @@ class DetectedFace(FaceCandidate):
     by_detector: bool = True
     #: The face network's pip count and its probability, where it reads one surely.
     learned_pips: tuple[int, float] | None = None
-    #: Whether the die is seen whole: outlined by the reader's own finders, or cut where the
-    #: detector put it at about the size of the frame's other dice (a find much smaller than
-    #: them may be a part of a die: its corner number).
+    #: Whether the die is seen whole: found by the detector and outlined by the reader's own
+    #: finders, or cut where the detector put it at about the size of the frame's other dice (a
+    #: find much smaller than them may be a part of a die: its corner number). A die only the
+    #: body or pip finder found is not: a blob a third of a die's size passed for a face there.
     whole: bool = True
 
     @property
@@ -1480,7 +1481,7 @@ class LearnedFaceFinder(FaceDetector):
                 name, probability, sure = self._class_of(p)
                 # The detector's dice on it much smaller than it were its pips.
                 faces = [f for f in faces if not _part_of(f, candidate)]
-                faces.append(_detected(candidate, (name, probability), by_detector=False, learned_pips=sure))
+                faces.append(_detected(candidate, (name, probability), by_detector=False, learned_pips=sure, whole=False))
         return faces
 
     def _rule_based_finds(self, frame: Frame) -> tuple[list[FaceCandidate], list[FaceCandidate], list[tuple[float, float]]]:
