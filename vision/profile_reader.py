@@ -1353,7 +1353,7 @@ class DetectedFace(FaceCandidate):
     """A top face of a calibrated set found in a frame: where and how it was cut, with what the
     face network made of the die (``learned``: its class, one of :data:`vision.learned.CLASSES`,
     and probability). ``by_detector`` is false for a die only the body or pip finder found: such a
-    die stands only when read surely."""
+    die stands only when read surely, or as one of a few faces sharing a symbol."""
 
     learned: tuple[str, float] | None = None
     by_detector: bool = True
@@ -1397,7 +1397,8 @@ class LearnedFaceFinder(FaceDetector):
     from its count and takes it as a second opinion on the others.
 
     The rule-based finders add only the dice the detector misses, as :class:`DetectedFace` with
-    ``by_detector`` false, which the reader keeps only where it reads them surely:
+    ``by_detector`` false, which the reader keeps only where it reads them surely (or as one of
+    a few faces sharing a symbol):
     ``bodies_alone`` adds the bodies of the frame (measured: for artwork dice, the few the
     detector misses at a frame's edge; for pip dice they cost precision), ``pips_alone`` the faces
     the pip finder sees (for pip dice, a die in forty it misses). A face found so that the

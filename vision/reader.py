@@ -36,7 +36,8 @@ class DiceReader:
     outside the frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the
     classifier cannot read ``unreadable``. A die only a rule-based finder found, where the learned
     detector saw none (a :class:`~vision.profile_reader.DetectedFace` not ``by_detector``), stands
-    only where it is read ``ok``. Only ``ok`` dice carry a value.
+    only where it is read ``ok`` or as one of a few faces sharing a symbol. Only ``ok`` dice carry
+    a value.
 
     >>> reader = DiceReader()
     >>> reading = reader.read(frame)  # doctest: +SKIP
@@ -98,8 +99,10 @@ class DiceReader:
         dice = []
         for candidate in faces:
             reading = self._reading(candidate, self.classifier.classify(candidate))
-            # A die only the body finder found, where the learned detector saw none, stands only read surely.
-            if reading.ok or not isinstance(candidate, DetectedFace) or candidate.by_detector:
+            # A die only the body finder found, where the learned detector saw none, stands only
+            # read surely, or as one of a few faces that share a symbol (it matched the set).
+            told = reading.ok or (reading.symbol is not None and bool(reading.candidates))
+            if told or not isinstance(candidate, DetectedFace) or candidate.by_detector:
                 dice.append(reading)
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         ms = (time.perf_counter() - start) * 1000.0

@@ -55,6 +55,24 @@ def test_dice_of_two_designs_in_one_frame_are_each_read_as_their_own(barbarian: 
     assert dice >= 40 and same == dice
 
 
+def test_a_die_only_the_body_finder_found_stands_unsure_when_its_faces_share_a_symbol(moon_elf: DieProfile) -> None:
+    """A die the detector missed and the body finder found is kept, though unsure, where the faces
+    it may show share a symbol: the rules can use the symbol, and the table sees every die."""
+    from vision.profile_reader import DetectedFace
+
+    designs = [DieDesign.barbarian(), DieDesign.moon_elf()]
+    rng = np.random.default_rng(4242)
+    for _ in range(8):  # the eighth tray: a foot-4 the detector misses, its number blurred
+        tray = render_tray(random_scene(rng, 4, designs=designs, styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=70), rng)
+    reader = moon_elf.reader()
+    alone = [f for f in reader.detector.find(tray.frame) if isinstance(f, DetectedFace) and not f.by_detector]
+    unsure = [reader.classifier.classify(f) for f in alone]
+    assert any(r.status is DieStatus.UNREADABLE and r.symbol == "foot" and "foot-4" in r.candidates for r in unsure)
+    foot = next(t for t in tray.truth if t.face == "foot-4")
+    kept = foot.found_in(reader.read(tray.frame).dice)
+    assert kept is not None and not kept.ok and kept.symbol == "foot" and "foot-4" in kept.candidates
+
+
 def test_a_config_names_several_profiles_with_commas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, barbarian: DieProfile, moon_elf: DieProfile) -> None:
     from calibration.profiles import save_profile
 
