@@ -29,6 +29,18 @@ def _classifier(opinion: EmbeddingOpinion, symbol_floor: float = 0.5) -> Profile
     return classifier
 
 
+#: An opinion sure at smaller leads and higher similarities than the shipped one, so that a test's
+#: similarities fall plainly on one side of each line.
+_SURE = EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9)
+
+
+def _like_no_face(symbol_floor: float) -> tuple[ProfileClassifier, EmbeddingOpinion, FaceMatch]:
+    """A classifier with :data:`_SURE`, its opinion, and a heart read the exemplars find like no face."""
+    classifier = _classifier(_SURE, symbol_floor=symbol_floor)
+    heart = classifier.faces[2]
+    return classifier, _SURE, FaceMatch(heart, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-1")
+
+
 def _with_opinion(embedding: FaceEmbedding, opinion: EmbeddingOpinion) -> FaceEmbedding:
     clone = object.__new__(FaceEmbedding)
     clone.__dict__.update(embedding.__dict__)
@@ -54,7 +66,7 @@ def test_the_embedding_places_shots_of_one_face_together() -> None:
 
 
 def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() -> None:
-    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
+    classifier = _classifier(_SURE)
     sword_1, sword_2, _heart = classifier.faces
     read = FaceMatch(sword_1, DieStatus.OK, 0.8, 0.01, 0.01, "sword-2")
     weighed = classifier._weigh(read, np.array([0.5, 0.75, 0.1]), classifier.embedding.opinion)  # type: ignore[union-attr]
@@ -66,10 +78,8 @@ def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() 
 
 def test_a_crop_like_no_face_to_the_exemplars_but_close_to_a_few_gets_them_as_candidates() -> None:
     # symbols read only as alike as faces are: what the faces' own rule does
-    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9), symbol_floor=0.9)
-    sword_1, sword_2, heart = classifier.faces
-    opinion = classifier.embedding.opinion  # type: ignore[union-attr]
-    far = FaceMatch(heart, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-1")
+    classifier, opinion, far = _like_no_face(symbol_floor=0.9)
+    sword_1, sword_2, _heart = classifier.faces
     # the two swords very alike, the heart far: one of the swords, its number unsure
     either = classifier._weigh(far, np.array([0.95, 0.93, 0.2]), opinion)
     assert not either.ok and set(either.candidates) == {sword_1, sword_2}
@@ -80,10 +90,8 @@ def test_a_crop_like_no_face_to_the_exemplars_but_close_to_a_few_gets_them_as_ca
 
 
 def test_a_crop_like_no_face_whose_symbol_the_embedding_tells_surely_reads_that_symbol() -> None:
-    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9), symbol_floor=0.5)
+    classifier, opinion, far = _like_no_face(symbol_floor=0.5)
     sword_1, sword_2, heart = classifier.faces
-    opinion = classifier.embedding.opinion  # type: ignore[union-attr]
-    far = FaceMatch(heart, DieStatus.UNREADABLE, 0.0, 1.0, 0.0, "sword-1")
     # less alike than a face must be, but the swords far ahead of the heart: a sword, number unknown
     sword = classifier._weigh(far, np.array([0.6, 0.58, 0.2]), opinion)
     assert not sword.ok and sword.candidates == (sword_1, sword_2) and sword.reason == "sword 1 or 2"
@@ -109,13 +117,13 @@ def test_a_face_without_exemplars_is_not_vetoed() -> None:
     heart = CalibratedFace("heart-4", 4, "heart")
     pairs = [(face, [render_face(design, DieStyle(), face.value, 96, rng=np.random.default_rng(s)) for s in range(3)]) for face in (sword, heart)]
     classifier = ProfileClassifier([pairs[0], (six, []), pairs[1]], embedding=embedding)
-    opinion = EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9)
+    opinion = _SURE
     by_pips = FaceMatch(six, DieStatus.OK, 0.95, 1.0, 0.0)
     assert classifier._weigh(by_pips, np.array([0.9, -np.inf, 0.1]), opinion).ok
 
 
 def test_an_unsure_read_is_settled_only_among_its_candidates() -> None:
-    classifier = _classifier(EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9))
+    classifier = _classifier(_SURE)
     sword_1, sword_2, heart = classifier.faces
     opinion = classifier.embedding.opinion  # type: ignore[union-attr]
     unsure = FaceMatch(sword_1, DieStatus.UNREADABLE, 0.5, 0.01, 0.0, "sword-2", (sword_1, sword_2))

@@ -235,7 +235,8 @@ def _summary(reads: FewShotReads) -> dict[str, float]:
 #: How often the embedding's preferred face must be right at a lead for that lead to veto an
 #: exemplar read of another face: at 0.99 (0.22 for the shipped embedding) rendered hero dice
 #: read at tables unlike the calibration's were still read as the other number of their symbol
-#: about 1 in 40 times where the embedding preferred the right face by 0.13-0.21 (docs/calibration.md).
+#: 1 in 50 to 1 in 100 times, most of them where the embedding preferred the right face by
+#: 0.13-0.21 (docs/calibration.md).
 VETO_PRECISION = 0.98
 
 
