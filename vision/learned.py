@@ -177,11 +177,20 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_
         h, w = image.shape[:2]
         region: Any = image[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
         if region.size:
-            region = cv2.copyMakeBorder(
-                region, max(-y0, 0), max(y1 - h, 0), max(-x0, 0), max(x1 - w, 0), cv2.BORDER_CONSTANT, value=(0, 0, 0)
-            )
-            shrink = 2 * scale
-            small = cv2.resize(region, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+            pads = (max(-y0, 0), max(y1 - h, 0), max(-x0, 0), max(x1 - w, 0))
+            if any(pads):
+                region = cv2.copyMakeBorder(region, *pads, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+            # exact halves first while more than four times the size asked remains: OpenCV
+            # averages them several times faster than any other factor (a 12 MP photo's 30
+            # crops); a region up to four times the size asked is shrunk in one step, as before
+            small = region
+            shrink = 1.0
+            while scale / shrink < 0.125:
+                small = cv2.resize(small, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+                shrink *= 0.5
+            rest = 2 * scale / shrink
+            small = cv2.resize(small, None, fx=rest, fy=rest, interpolation=cv2.INTER_AREA)
+            shrink *= rest
             t = transform.copy()
             t[:, 2] = transform[:, 2] + transform[:, :2] @ np.array([x0, y0], np.float64)
             t[:, :2] /= shrink

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -23,7 +24,7 @@ from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import load_image
 from vision.evaluate import score_image
-from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_MIN_CONFIDENCE, CLOSER_SPAN, MODEL_DIR, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, find_around, find_dice, softmax
+from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_MIN_CONFIDENCE, CLOSER_SPAN, CROP_SIZE, MODEL_DIR, TOP_FACE, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, crop_at, find_around, find_dice, softmax
 from vision.reader import DiceReader
 from vision.types import DieStatus, FrameReading
 
@@ -124,6 +125,27 @@ def test_an_empty_tray_has_no_dice(reader: LearnedReader) -> None:
         assert reader.read(tray.frame).dice == ()
     assert reader.read(np.zeros((480, 640, 3), np.uint8)).dice == ()
     assert reader.read(np.full((32, 32, 3), 255, np.uint8)).dice == ()
+
+
+def test_a_big_die_is_cut_as_its_pixels_averaged_down_to_the_crop() -> None:
+    # dice 400-600 px across in a 12 MP photo: their crops are shrunk by exact halves and then by
+    # area, and must show what averaging each crop pixel's share of the die gives (no pips lost
+    # between samples, nothing shifted)
+    rng = np.random.default_rng(3)
+    tray = render_tray(random_scene(rng, 4, width=4000, height=3000, die_px=420, tilt_deg=0), rng)
+    for truth in tray.truth:
+        x, y, w, h = truth.box
+        cx, cy, side = x + w / 2, y + h / 2, w / TOP_FACE
+        for context in (1.0, 1.4):
+            span = side * context
+            x0, y0, n = int(round(cx - span / 2)), int(round(cy - span / 2)), int(round(span))
+            averaged = cv2.resize(tray.frame[y0 : y0 + n, x0 : x0 + n], (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_AREA)
+            crop = crop_at(tray.frame, cx, cy, side, context=context)
+            assert np.abs(crop.astype(int) - averaged.astype(int)).mean() < 3.0
+    # a big die at the frame's corner: what lies outside the frame is black
+    corner = crop_at(tray.frame, 0.0, 0.0, 500.0)
+    assert not corner[: CROP_SIZE // 2 - 1, : CROP_SIZE // 2 - 1].any()
+    assert corner[CROP_SIZE // 2 + 1 :, CROP_SIZE // 2 + 1 :].any()
 
 
 def test_small_dice_in_a_big_frame_and_big_dice_in_a_small_one(reader: LearnedReader) -> None:
