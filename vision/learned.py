@@ -401,12 +401,6 @@ class LearnedModel:
     def turned_face_probabilities(
         self, crops: F32, as_given: npt.NDArray[np.float64] | None = None, second_crops: Sequence[F32] | None = None
     ) -> F32:
-        """The mean of :meth:`second_look`."""
-        return self.second_look(crops, as_given, second_crops)[0]
-
-    def second_look(
-        self, crops: F32, as_given: npt.NDArray[np.float64] | None = None, second_crops: Sequence[F32] | None = None
-    ) -> tuple[F32, F32]:
         """Class probabilities for a batch of crops each read in the four :data:`VIEWS` (a die's
         face means the same in each), from the mean of their scores, and, where the folder has
         face networks beside the first (:attr:`second_faces`), from the mean of that and each of
@@ -416,10 +410,6 @@ class LearnedModel:
         ``as_given``: the crops' own scores (:meth:`face_logits`), when already known, so that
         only the other views are run.
 
-        Returns that mean, and the networks' joined reading: the mean's scores times
-        :data:`JOINED_SHARPNESS` where there are networks beside the first and the first's views
-        give "no die" under :data:`JOINED_NO_DIE`, else the mean again.
-
         :raises ValueError: a network beside the first reads other crops and ``second_crops`` is missing.
         """
         if as_given is None:
@@ -427,9 +417,7 @@ class LearnedModel:
         others = self.face_logits(turned_and_mirrored(crops, VIEWS[1:])).reshape(len(VIEWS) - 1, len(crops), -1)
         total = (as_given + others.sum(axis=0)) / len(VIEWS)
         if not self.second_faces:
-            alone = softmax(total)
-            return alone, alone
-        first = softmax(total)
+            return softmax(total)
         if second_crops is None:
             if any((f.crop_size, f.crop_context) != (self.crop_size, CROP_CONTEXT) for f in self.second_faces):
                 raise ValueError("a face network beside the first reads crops of its own: pass second_crops")
@@ -437,30 +425,7 @@ class LearnedModel:
         for network, faces, own in zip(self._second_networks, self.second_faces, second_crops):
             scores = network.run(None, {"image": turned_and_mirrored(own, SECOND_VIEWS)})[0].astype(np.float64)
             total = total + scores.reshape(len(SECOND_VIEWS), len(crops), -1).mean(axis=0) / faces.temperature
-        mean = total / (1 + len(self.second_faces))
-        # Networks trained apart that lean to one face are surer of it together than each alone;
-        # not where the first gives "no die" some weight (a key, a side face, a neighbour's pip:
-        # what they misread alike), where the mean stands.
-        sharpness = np.where(first[:, _NO_DIE] < JOINED_NO_DIE, JOINED_SHARPNESS, 1.0)
-        return softmax(mean), softmax(mean * sharpness[:, None])
-
-
-#: A second look joins the face networks' readings of an unsure die as the mean of their tempered
-#: scores times this, where the first network's four views give "no die" under
-#: :data:`JOINED_NO_DIE`; elsewhere the mean alone (:meth:`LearnedModel.second_look`). Each
-#: network is unsure of such a die in its own way (the first of pips a few pixels wide in a wider
-#: crop, the second of the die's rim); where both lean to one face, that face is right far more
-#: often than their mean's confidence says (every one of 28 coloured val and train dice the mean
-#: left unsure and this reads). Chosen on the val photos of both folders under ten camera shifts
-#: and the train photos, against the mean alone: 1.6 read 44 more of 2,080 coloured val dice right
-#: and 1 more wrong, 19 more train dice right and none more wrong, the white dice alike but for
-#: one more wrong (two ones' pips read as a two, brightened); 2 (the product of the two networks'
-#: probabilities) 54 and 2, 24 and 0, and 2 more white dice wrong. Ungated, white dice lost to it:
-#: a laptop key and a side face read as ones, with "no die" at 0.15 and 0.28 in the first look
-#: (every coloured die it read: 0.02 or less).
-JOINED_SHARPNESS = 1.6
-JOINED_NO_DIE = 0.05
-_NO_DIE = CLASSES.index("none")
+        return softmax(total / (1 + len(self.second_faces)))
 
 
 #: The views of a crop a second look reads, as (quarter turns, mirrored): its four quarter turns,
@@ -553,38 +518,26 @@ class LearnedReader:
         network's probabilities for all of them in that order (``None`` when none is found); a die
         it is less sure of than :attr:`min_confidence` is looked at again turned and mirrored
         (:meth:`LearnedModel.turned_face_probabilities`)."""
-        found, big, probabilities, _ = self._look(frame)
-        return found, big, probabilities
-
-    def _look(self, frame: Frame) -> tuple[list[FoundDie], list[FoundDie], F32 | None, F32 | None]:
-        """:meth:`look`, with the networks' joined reading of the same dice (``None`` with the probabilities)."""
         found = self.find(frame)
         big = find_big_dice(frame, self.model.detect_raw, self.min_score)
         if not found and not big:
-            return found, big, None, None
-        probabilities, joined = self.face_and_joined_probabilities(frame, found + big)
-        return found, big, probabilities, joined
+            return found, big, None
+        return found, big, self.face_probabilities(frame, found + big)
 
     def face_probabilities(self, frame: Frame, dice: Sequence[FoundDie]) -> F32:
         """The face network's probabilities for ``dice`` of ``frame`` (at least one); a die it is
         less sure of than it needs to be (:meth:`needed_confidence`) is looked at again turned
         and mirrored (:meth:`LearnedModel.turned_face_probabilities`)."""
-        return self.face_and_joined_probabilities(frame, dice)[0]
-
-    def face_and_joined_probabilities(self, frame: Frame, dice: Sequence[FoundDie]) -> tuple[F32, F32]:
-        """:meth:`face_probabilities`, and the same with the networks' joined reading of the dice
-        looked at again (:meth:`LearnedModel.second_look`)."""
         crops = self.model.crops(frame, dice)
         logits = self.model.face_logits(crops)
         probabilities = softmax(logits)
-        joined = probabilities.copy()
         # A die the network is unsure of is read again turned and mirrored (VIEWS), but a place it
         # took for no die stays none: turned, a side face of an oblique die can pass for a top face.
         again = [i for i, p in enumerate(probabilities) if p.max() < self.needed_confidence(dice[i]) and not self.takes_for_no_die(p)]
         if again:
             second = self.model.second_crops(frame, [dice[i] for i in again])
-            probabilities[again], joined[again] = self.model.second_look(crops[again], logits[again], second)
-        return probabilities, joined
+            probabilities[again] = self.model.turned_face_probabilities(crops[again], logits[again], second)
+        return probabilities
 
     def sees_pip_faces(self, frame: Frame, faces: Sequence[DieReading]) -> list[bool]:
         """For each of ``faces`` (a top face's box, as another finder read it), whether the face
@@ -605,15 +558,11 @@ class LearnedReader:
         """
         frame = check_frame(frame)
         start = time.perf_counter()
-        found, big, probabilities, joined = self._look(frame)
+        found, big, probabilities = self.look(frame)
         dice: list[DieReading] = []
-        if probabilities is not None and joined is not None:
-            # Which dice are looked at closer is decided by the mean: two touching dice found as
-            # one, which both networks may read alike, still come apart. A die the closer look
-            # left as it was is read from the networks' joined reading (JOINED_SHARPNESS).
-            joined_of = {id(d): q for d, q in zip(found, joined)}
+        if probabilities is not None:
             small = self.look_closer(frame, list(zip(found, probabilities[: len(found)])))
-            kept = [(d, self._reading(d, joined_of.get(id(d), p))) for d, p in small]
+            kept = [(d, self._reading(d, p)) for d, p in small]
             big_dice: list[DieReading] = []
             for b, p in zip(big, probabilities[len(found) :]):
                 reading = self._reading(b, p)

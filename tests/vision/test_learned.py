@@ -117,8 +117,7 @@ def test_cocked_and_cut_dice_are_not_read(product: DiceReader) -> None:
                     read_wrongly += 1
     assert bad >= 20
     # A cocked die is still often read as the face most nearly up (docs/model-card.md); another
-    # face is read on 2 of these 23 (1 before the networks' joined reading, JOINED_SHARPNESS):
-    # this holds the line where it stands.
+    # face is read on 1 of these 23: this holds the line where it stands.
     assert read_wrongly <= 0.15 * bad
 
 
@@ -422,32 +421,6 @@ def test_a_second_face_network_joins_the_second_look(tmp_path: Path) -> None:
         np.testing.assert_allclose(other.turned_face_probabilities(np.ascontiguousarray(view), None, [crops]), both, atol=1e-5)
     # only the second look hears it: a first look is the first network's alone
     np.testing.assert_array_equal(other.face_probabilities(crops), one.face_probabilities(crops))
-
-
-def test_the_networks_joined_reading_sharpens_their_mean_where_the_first_sees_a_die(tmp_path: Path) -> None:
-    from vision.learned import JOINED_NO_DIE, JOINED_SHARPNESS, softmax
-
-    model = LearnedModel()
-    assert model.has_second_faces
-    frame = _trays(31, 1)[0].frame
-    dice = LearnedReader(model).find(frame)[:6]
-    # and places where there is no die: the corners of the tray
-    h, w = frame.shape[:2]
-    dice += [FoundDie(x, y, dice[0].size, 0.0) for x, y in ((30, 30), (w - 30, 30), (30, h - 30))]
-    crops = model.crops(frame, dice)
-    mean, joined = model.second_look(crops, None, model.second_crops(frame, dice))
-    np.testing.assert_array_equal(mean, model.turned_face_probabilities(crops, None, model.second_crops(frame, dice)))
-    one = LearnedModel(_folder_without_second_faces(tmp_path))
-    first = one.turned_face_probabilities(crops)
-    sees_a_die = first[:, CLASSES.index("none")] < JOINED_NO_DIE
-    assert sees_a_die.any() and not sees_a_die.all()
-    sharpened = softmax(JOINED_SHARPNESS * np.log(mean.astype(np.float64)))
-    np.testing.assert_allclose(joined[sees_a_die], sharpened[sees_a_die], atol=1e-5)
-    np.testing.assert_array_equal(joined[~sees_a_die], mean[~sees_a_die])
-    # a face it leans to is surer joined; alone, a network's second look is its mean
-    assert (joined.max(axis=1)[sees_a_die] >= mean.max(axis=1)[sees_a_die] - 1e-6).all()
-    alone, same = one.second_look(crops)
-    np.testing.assert_array_equal(alone, same)
 
 
 def test_a_second_face_network_reads_its_own_crops(tmp_path: Path) -> None:
