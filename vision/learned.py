@@ -180,9 +180,9 @@ def cut_crop(image: Frame, transform: npt.NDArray[np.float64], size: int = CROP_
             pads = (max(-y0, 0), max(y1 - h, 0), max(-x0, 0), max(x1 - w, 0))
             if any(pads):
                 region = cv2.copyMakeBorder(region, *pads, cv2.BORDER_CONSTANT, value=(0, 0, 0))
-            # exact halves first while more than four times the size asked remains: OpenCV
-            # averages them several times faster than any other factor (a 12 MP photo's 30
-            # crops); a region up to four times the size asked is shrunk in one step, as before
+            # exact halves first while the region is over four times what it is shrunk to:
+            # OpenCV averages halves several times faster than any other factor (a 12 MP
+            # photo's 30 crops); the rest by area in one step, as smaller regions ever were
             small = region
             shrink = 1.0
             while scale / shrink < 0.125:
