@@ -25,7 +25,10 @@ SAME_DIE = 0.6
 SURE_LEARNED = 0.95
 #: A learned find this close to a face the pip reader read (in units of that face) but not matched
 #: to it is a side face or a pip of that die.
-PART_OF_DIE = 0.8
+PART_OF_DIE = 0.7
+#: ... and one reading that face's own value up to this close: that face seen off its centre (with
+#: a side face of its die). A die touching it, reading a value of its own, may come this close.
+SAME_FACE_NEAR = 0.8
 #: A learned die whose centre is this close to a side face the pip reader saw (in units of the
 #: learned die) is that side face.
 ON_SIDE_FACE = 0.35
@@ -89,7 +92,7 @@ def combine(
             continue
         # A learned find on a face the pip reader read, but not that face: part of that die; or
         # on what it saw as a side face of a die it read (the learned reader reads those as dice).
-        if any(p.ok and apart[i][j] < PART_OF_DIE * pips_side[j] for j, p in enumerate(pips.dice)):
+        if any(p.ok and apart[i][j] < _part_of(l, p) * pips_side[j] for j, p in enumerate(pips.dice)):
             continue
         if l.ok and any(math.hypot(learned_at[i][0] - sx, learned_at[i][1] - sy) < ON_SIDE_FACE * _side(l) for sx, sy in side_faces):
             continue
@@ -105,6 +108,12 @@ def combine(
     dice += alone
     dice.sort(key=lambda d: (d.box[0], d.box[1]))
     return FrameReading(tuple(dice), learned.ms + pips.ms)
+
+
+def _part_of(learned: DieReading, face: DieReading) -> float:
+    """How close (in units of ``face``) an unmatched learned find must be to a face the pip reader
+    read to be part of that face's die."""
+    return SAME_FACE_NEAR if learned.value is not None and learned.value == face.value else PART_OF_DIE
 
 
 def _without_faces_of_dice(pips: FrameReading, learned: FrameReading) -> FrameReading:

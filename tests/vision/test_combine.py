@@ -59,6 +59,17 @@ def test_a_learned_find_on_part_of_a_read_face_is_dropped() -> None:
     assert out.values == (6,) and len(out.dice) == 1
 
 
+def test_a_die_touching_a_read_face_stands_and_that_face_seen_off_centre_does_not() -> None:
+    # a four touching a two the pip reader read: centres 0.75 of the two's face apart
+    face = _ok(2, (267, 425, 22, 22))
+    touching = combine(FrameReading((_ok(4, (260, 406, 28, 28)), _ok(2, (266, 424, 24, 24)))), FrameReading((face,)))
+    assert touching.values == (4, 2)
+    # the learned reader's box over a one's top face and a side face of its die, read as that one
+    one = _ok(1, (274, 298, 37, 37))
+    off_centre = combine(FrameReading((_ok(1, (235, 270, 64, 64)),)), FrameReading((one,)))
+    assert off_centre.values == (1,) and off_centre.dice[0].box == one.box
+
+
 def test_pips_read_inside_a_learned_die_are_not_a_die_of_their_own() -> None:
     # the pip reader read two pips of a six as a two, off the die's centre; the learned reader
     # found the die, unsure of it
