@@ -38,8 +38,9 @@ The tray (:mod:`calibration.tray`)::
     tray = calibrate_tray("tray", empty_frames, frames_with_dice)   # background, ROI, ArUco, die size
     save_tray_profile(tray); load_tray_profile().hint()             # a vision.profile_reader.TrayHint
 
-``profile.reader(saved_tray_hint())`` is the :class:`vision.reader.DiceReader` for a die set (body
-finder with the saved tray, or the pip finder for pip dice). Command line: ``dicetray calibrate die NAME --from DIR``
+``profile.reader(saved_tray_hint())`` reads a die set: a :class:`vision.reader.DiceReader` (the
+learned detector, with the body finder against the saved tray or the pip finder), or for a set of
+six plain pip faces the plain reader naming the set's faces (:class:`vision.pip_set.PipSetReader`). Command line: ``dicetray calibrate die NAME --from DIR``
 / ``--auto DIR --faces N [--labels FILE]`` / ``--camera SPEC --faces N --rolls N [--labels FILE]``,
 ``dicetray calibrate tray --from IMAGE...``,
 ``dicetray profiles list|show|remove``, ``dicetray read --profile NAME --hero HERO``. See

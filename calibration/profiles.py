@@ -55,6 +55,7 @@ from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.face_embedding import shared_embedding
 from vision.detect import FaceDetector
+from vision.pip_set import PipSetReader, is_pip_set
 from vision.profile_reader import (
     BodyDetector,
     CalibratedFace,
@@ -149,11 +150,17 @@ class DieProfile:
         pairs = [(face, self.exemplars.get(face.label, ())) for face in self.faces]
         return ProfileClassifier(pairs, self.settings, pip_reader=pip_reader, embedding=shared_embedding())
 
-    def reader(self, tray: TrayHint | None = None) -> DiceReader:
-        """A :class:`~vision.reader.DiceReader` for this die set: dice found by their bodies
-        (against ``tray``, the caller's :func:`calibration.tray.saved_tray_hint` for the saved tray
-        profile; None: no tray known), faces read by :meth:`classifier`; faces marked ``pips`` may
-        also be read by the pip reader. A value reads no files: the tray is the caller's to load."""
+    def reader(self, tray: TrayHint | None = None) -> DiceReader | PipSetReader:
+        """A reader for this die set. A set of six pip faces, one for each count (:func:`is_pip_set`),
+        is read by the plain reader, each die named as the set names its face
+        (:class:`~vision.pip_set.PipSetReader`: it reads such dice better than their exemplars
+        do). Any other set: a :class:`~vision.reader.DiceReader` whose dice are found by the
+        learned detector and by their bodies (against ``tray``, the caller's
+        :func:`calibration.tray.saved_tray_hint` for the saved tray profile; None: no tray
+        known), faces read by :meth:`classifier`; faces marked ``pips`` may also be read by the
+        pip reader. A value reads no files: the tray is the caller's to load."""
+        if is_pip_set(self.faces):
+            return PipSetReader(self.faces)
         paper = paper_colour([crop for crops in self.exemplars.values() for crop in crops])
         classifier = self.classifier(pip_reader=read_pips)
         finder = LearnedFaceFinder(

@@ -88,6 +88,10 @@ def run_die(args: argparse.Namespace) -> int:
         pips = " (pips)" if face.pips else ""
         print(f"  {face.label}: {face.value}{symbol}{pips}, {len(profile.exemplars.get(face.label, ()))} examples")
     from calibration.build import numbered_faces_without_pips
+    from vision.pip_set import is_pip_set
+
+    if is_pip_set(profile.faces):
+        print("  six pip faces, one for each number: read at the table as any pip dice are, named as this set names its faces")
 
     unread = numbered_faces_without_pips(profile)
     if unread:

@@ -112,5 +112,6 @@ def test_pip_faces_alike_in_their_photos_are_not_called_hard_to_tell_apart(tmp_p
     assert main(["calibrate", "die", "small-pips", "--from", str(tmp_path / "crops")]) == 0
     out = capsys.readouterr().out
     assert all(f"  {v}: {v} (pips), 2 examples" in out for v in "123456"), out
+    assert "six pip faces, one for each number: read at the table as any pip dice are" in out
     assert "pip faces are read by counting their pips (the cross-check of their photos confused" in out
     assert "hard to tell apart" not in out

@@ -1,0 +1,65 @@
+"""A calibrated set of plain pip dice is read by the plain reader, its dice named as the set names its faces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hardware.sim import DieStyle, random_scene, render_tray
+
+from vision.imageio import load_image
+from vision.pip_set import PipSetReader, is_pip_set
+from vision.profile_reader import CalibratedFace
+from vision.reader import DiceReader
+
+REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
+NAMES = ("one", "two", "three", "four", "five", "six")
+FACES = tuple(CalibratedFace(name, value, "crit" if value == 6 else None, pips=True) for value, name in enumerate(NAMES, start=1))
+
+
+def test_six_pip_faces_one_for_each_count_are_a_pip_set() -> None:
+    assert is_pip_set(FACES)
+    assert is_pip_set(tuple(reversed(FACES)))
+    # an emblem instead of the six's pips, a count twice, a face short: read by their exemplars
+    assert not is_pip_set(FACES[:5] + (CalibratedFace("star", 6),))
+    assert not is_pip_set(FACES[:5] + (CalibratedFace("five-too", 5, pips=True),))
+    assert not is_pip_set(FACES[:5])
+
+
+def test_a_set_that_is_not_a_pip_set_is_refused() -> None:
+    with pytest.raises(ValueError, match="not six pip faces.*'star'"):
+        PipSetReader(FACES[:5] + (CalibratedFace("star", 6),))
+
+
+@pytest.fixture(scope="module")
+def plain() -> DiceReader:
+    return DiceReader()
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_dice_read_ok_are_the_sets_faces_of_their_counts(plain: DiceReader) -> None:
+    frame = load_image(REAL_D6 / "valid_70.jpg")
+    expected = plain.read(frame)
+    reading = PipSetReader(FACES, plain).read(frame)
+    assert reading.values == expected.values and sorted(reading.values) == [1, 4, 4, 5, 5]
+    assert [d.box for d in reading.dice] == [d.box for d in expected.dice]
+    assert all(d.face == NAMES[d.value - 1] and d.symbol is None for d in reading.dice if d.value is not None)
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_an_unsure_die_has_the_sets_faces_of_its_counts_for_candidates(plain: DiceReader) -> None:
+    # dice_21: an oblique one whose front face shows two pips, which the plain reader will not pick between
+    frame = load_image(REAL_D6 / "dice_21.jpg")
+    unsure = [d for d in plain.read(frame).dice if d.candidates]
+    assert [d.candidates for d in unsure] == [("2", "1")]
+    named = [d for d in PipSetReader(FACES, plain).read(frame).dice if d.candidates]
+    assert [(d.candidates, d.candidate_values, d.value) for d in named] == [(("two", "one"), (2, 1), None)]
+
+
+def test_a_six_carries_the_symbol_the_set_gives_it() -> None:
+    rng = np.random.default_rng(66)
+    tray = render_tray(random_scene(rng, 3, styles=[DieStyle()], values=[6, 6, 2], tilt_deg=0, die_px=60.0), rng)
+    dice = PipSetReader(FACES).read(tray.frame).dice
+    assert sorted((d.value, d.face, d.symbol) for d in dice if d.ok) == [(2, "two", None), (6, "six", "crit"), (6, "six", "crit")]
