@@ -7,7 +7,8 @@ torn between two faces, one of which the pip reader read); a face the pip reader
 a die the learned reader found is part of that die, not a die, and a die the learned reader alone
 read where the pip reader saw a side face of a die it read (an oblique view) is that side face;
 a face only the pip reader read stands where the learned reader, looking there, sees a pip face.
-Where both read it and disagree, a sure learned reading stands (:data:`SURE_LEARNED`), the pip
+Where both read it and disagree, a sure learned reading stands (:data:`SURE_LEARNED`; against a
+lower count, :data:`SURE_LEARNED_NO_SIDE_FACES` in a frame with no side face seen), the pip
 reader's count against an unsure one when it is the higher (it matched more pips in one layout);
 otherwise the die is ``unreadable`` with both values as the reason (precision first).
 """
@@ -23,6 +24,10 @@ from vision.types import DieReading, DieStatus, FrameReading
 SAME_DIE = 0.6
 #: A learned reading at least this sure stands against the pip reader's count.
 SURE_LEARNED = 0.95
+#: ... against a lower count, this sure in a frame where the pip reader saw no side face beside a
+#: face it read: the oblique view in which a learned count may take in a side face's pips shows
+#: it them, and without one the pip reader more likely missed faint pips.
+SURE_LEARNED_NO_SIDE_FACES = 0.9
 #: A learned find this close to a face the pip reader read (in units of that face) but not matched
 #: to it is a side face or a pip of that die.
 PART_OF_DIE = 0.7
@@ -85,9 +90,10 @@ def combine(
             taken.add(j)
     dice: list[DieReading] = []
     kept: list[DieReading] = []
+    sure = SURE_LEARNED if side_faces else SURE_LEARNED_NO_SIDE_FACES
     for i, l in enumerate(learned.dice):
         if i in match:
-            dice.append(_one_die(l, pips.dice[match[i]]))
+            dice.append(_one_die(l, pips.dice[match[i]], sure))
             kept.append(l)
             continue
         # A learned find on a face the pip reader read, but not that face: part of that die; or
@@ -135,13 +141,14 @@ def _without_faces_of_dice(pips: FrameReading, learned: FrameReading) -> FrameRe
     return FrameReading(tuple(p for p in pips.dice if p not in dropped), pips.ms) if dropped else pips
 
 
-def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
+def settled_count(learned: int, confidence: float, laid_out: int, sure_of_more: float = SURE_LEARNED) -> int | None:
     """The pip count that stands where the learned reader counts ``learned`` pips (at
     ``confidence``) and the pip reader surely reads a layout of ``laid_out`` pips on the same die;
-    ``None`` where neither stands (precision first)."""
+    ``None`` where neither stands (precision first). ``sure_of_more``: how sure a learned count
+    of more pips than the layout's must be to stand (:data:`SURE_LEARNED` at most)."""
     if laid_out == learned:
         return learned
-    if confidence >= SURE_LEARNED:
+    if confidence >= SURE_LEARNED or (laid_out < learned and confidence >= sure_of_more):
         # A sure learned count stands against the pip reader's either way. Fewer pips: the pip
         # reader missed some (low-contrast pips on a coloured die). More: it joined a top face's
         # pips with a pip of the face beside it (a one and a side face's pip, in an oblique view).
@@ -155,14 +162,18 @@ def settled_count(learned: int, confidence: float, laid_out: int) -> int | None:
     return None
 
 
-def _one_die(learned: DieReading, pips: DieReading) -> DieReading:
+def _one_die(learned: DieReading, pips: DieReading, sure: float = SURE_LEARNED) -> DieReading:
     if learned.ok and pips.ok and learned.value is not None and pips.value is not None:
         if learned.value == pips.value:
             # The pip reader's box is the top face's; one over twice the learned die's size is a
             # whole die it took for a one's pip (:func:`_without_faces_of_dice`).
             box = pips.box if _side(pips) <= 2 * _side(learned) else learned.box
             return DieReading(learned.value, max(learned.confidence, pips.confidence), box, DieStatus.OK, face=learned.face)
-        settled = settled_count(learned.value, learned.confidence, pips.value)
+        if _side(learned) > 2 * _side(pips):
+            # A learned die over twice the face's size spans more than its die (two dice found as
+            # one, their pips counted together): its higher count stands only as sure as ever.
+            sure = SURE_LEARNED
+        settled = settled_count(learned.value, learned.confidence, pips.value, sure)
         if settled is not None:
             return pips if settled == pips.value else learned
         return DieReading(

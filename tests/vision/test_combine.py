@@ -26,9 +26,17 @@ def test_a_sure_learned_count_stands_against_the_pip_reader_either_way() -> None
     # more pips than a sure one: a one and a pip of the face beside it, in an oblique view
     joined = combine(FrameReading((_ok(1, (100, 100, 40, 40), 0.99),)), FrameReading((_ok(2, (104, 110, 40, 48)),)))
     assert joined.values == (1,) and joined.dice[0].box == (100, 100, 40, 40)
-    lower = combine(FrameReading((_ok(6, (100, 100, 40, 40), 0.9),)), FrameReading((_ok(3, (100, 100, 40, 40)),)))
+    # fewer pips than an unsure learned count, in an oblique view (a side face seen): the learned
+    # reader may have counted the side face's pips with the top's
+    lower = combine(FrameReading((_ok(6, (100, 100, 40, 40), 0.9),)), FrameReading((_ok(3, (100, 100, 40, 40)),)), [(120, 160)])
     assert lower.values == () and lower.dice[0].status is DieStatus.UNREADABLE
     assert lower.dice[0].candidates == ("6", "3")
+    # no side face seen: the pip reader missed faint pips (red on a blue die)
+    faint = combine(FrameReading((_ok(4, (100, 100, 40, 40), 0.91),)), FrameReading((_ok(2, (104, 102, 34, 34)),)))
+    assert faint.values == (4,)
+    # unless the learned die spans two dice: two blue ones found as one die and read as a two
+    joined = combine(FrameReading((_ok(2, (335, 337, 82, 82), 0.93),)), FrameReading((_ok(1, (389, 354, 21, 23)),)))
+    assert joined.values == () and joined.dice[0].candidates == ("2", "1")
     # a sure learned count: the pip reader missed pips (low contrast on a coloured die)
     sure = combine(FrameReading((_ok(4, (100, 100, 40, 40), 0.98),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
     assert sure.values == (4,)
