@@ -28,6 +28,11 @@ SURE_LEARNED = 0.95
 #: face it read: the oblique view in which a learned count may take in a side face's pips shows
 #: it them, and without one the pip reader more likely missed faint pips.
 SURE_LEARNED_NO_SIDE_FACES = 0.9
+#: A learned die more than this many times the size of a face the pip reader read on it spans more
+#: than that face's die: a whole die is about 1.2 times its top face ...
+SPANS_DICE = 2.0
+#: ... and up to about 2.5 times the box the pip reader gives a one (its pip and a little round it).
+SPANS_DICE_OF_A_ONE = 3.0
 #: A learned find this close to a face the pip reader read (in units of that face) but not matched
 #: to it is a side face or a pip of that die.
 PART_OF_DIE = 0.7
@@ -169,9 +174,9 @@ def _one_die(learned: DieReading, pips: DieReading, sure: float = SURE_LEARNED) 
             # whole die it took for a one's pip (:func:`_without_faces_of_dice`).
             box = pips.box if _side(pips) <= 2 * _side(learned) else learned.box
             return DieReading(learned.value, max(learned.confidence, pips.confidence), box, DieStatus.OK, face=learned.face)
-        if _side(learned) > 2 * _side(pips):
-            # A learned die over twice the face's size spans more than its die (two dice found as
-            # one, their pips counted together): its higher count stands only as sure as ever.
+        if _side(learned) > (SPANS_DICE_OF_A_ONE if pips.value == 1 else SPANS_DICE) * _side(pips):
+            # A learned die this much bigger than the face spans more than its die (two dice found
+            # as one, their pips counted together): its higher count stands only as sure as ever.
             sure = SURE_LEARNED
         settled = settled_count(learned.value, learned.confidence, pips.value, sure)
         if settled is not None:

@@ -37,6 +37,11 @@ def test_a_sure_learned_count_stands_against_the_pip_reader_either_way() -> None
     # unless the learned die spans two dice: two blue ones found as one die and read as a two
     joined = combine(FrameReading((_ok(2, (335, 337, 82, 82), 0.93),)), FrameReading((_ok(1, (389, 354, 21, 23)),)))
     assert joined.values == () and joined.dice[0].candidates == ("2", "1")
+    heap = combine(FrameReading((_ok(6, (34, 104, 91, 91), 0.91),)), FrameReading((_ok(2, (84, 150, 31, 37)),)))
+    assert heap.values == () and heap.dice[0].candidates == ("6", "2")
+    # the box the pip reader gives a one is its pip and a little round it, well under its die
+    one = combine(FrameReading((_ok(4, (176, 403, 33, 33), 0.917),)), FrameReading((_ok(1, (184, 418, 14, 16)),)))
+    assert one.values == (4,)
     # a sure learned count: the pip reader missed pips (low contrast on a coloured die)
     sure = combine(FrameReading((_ok(4, (100, 100, 40, 40), 0.98),)), FrameReading((_ok(2, (100, 100, 40, 40)),)))
     assert sure.values == (4,)
