@@ -3,11 +3,9 @@
 A die set whose six faces all show pips, one face for each count from 1 to 6 (the calibration
 found each face's exemplars read as that many pips), gains nothing from its exemplars: the plain
 reader (the learned reader checked against the pip reader, :class:`vision.reader.DiceReader`)
-reads such dice at least as well, and in less time. Measured on the photos a player's five crops
-per face were not cut from (docs/calibration.md): `real-d6` 1,139 dice right and 2 wrong of 1,148
-against the exemplar matcher's 1,136 and 5; `byler-d6-train` 1,355 and 12 of 1,443 against 1,349
-and 12. :class:`PipSetReader` reads with the plain reader and gives each die the set's own face:
-its label, and its symbol where the set gives one.
+reads such dice better, and in less time (measured on the photos a player's five crops per face
+were not cut from: docs/calibration.md). :class:`PipSetReader` reads with the plain reader and
+gives each die the set's own face: its label, and its symbol where the set gives one.
 
 Only :mod:`vision` is imported here.
 """
