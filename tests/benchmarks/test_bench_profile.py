@@ -1,11 +1,13 @@
 """Reading with a calibrated profile against reading pips, on the same real photos.
 
 The profile is calibrated exactly as a player would: faces 1-6 from the first five labelled dice of
-each (a fixed calibration split of real-d6). Both readers find the dice with the learned detector;
-the plain reader checks it with the pip finder, the profile's reader cuts each die as calibration
-cut its exemplars and reads it from the face network's count or the exemplars, the body and pip
-finders adding the dice the detector missed. Target: within 2x the time of pip reading (compare
-the two means in one ``scripts/bench.sh`` run).
+each (a fixed calibration split of real-d6). Six pip faces, one for each number, are read by the
+plain reader (:mod:`vision.pip_set`), so on these photos the profile costs only the naming of its
+faces. Hero dice show what reading by exemplars costs: on simulated trays, a calibrated hero set's
+reader (the learned detector, each die cut as calibration cut its exemplars and read from them,
+the body and pip finders adding the dice the detector missed) against pip dice read by the plain
+reader. Target: within 2x the time of pip reading (compare the means of each group in one
+``scripts/bench.sh`` run).
 """
 
 from __future__ import annotations
