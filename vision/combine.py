@@ -95,10 +95,10 @@ def combine(
             taken.add(j)
     dice: list[DieReading] = []
     kept: list[DieReading] = []
-    sure = SURE_LEARNED if side_faces else SURE_LEARNED_NO_SIDE_FACES
+    sure_of_more = SURE_LEARNED if side_faces else SURE_LEARNED_NO_SIDE_FACES
     for i, l in enumerate(learned.dice):
         if i in match:
-            dice.append(_one_die(l, pips.dice[match[i]], sure))
+            dice.append(_one_die(l, pips.dice[match[i]], sure_of_more))
             kept.append(l)
             continue
         # A learned find on a face the pip reader read, but not that face: part of that die; or
@@ -167,7 +167,7 @@ def settled_count(learned: int, confidence: float, laid_out: int, sure_of_more: 
     return None
 
 
-def _one_die(learned: DieReading, pips: DieReading, sure: float = SURE_LEARNED) -> DieReading:
+def _one_die(learned: DieReading, pips: DieReading, sure_of_more: float = SURE_LEARNED) -> DieReading:
     if learned.ok and pips.ok and learned.value is not None and pips.value is not None:
         if learned.value == pips.value:
             # The pip reader's box is the top face's; one over twice the learned die's size is a
@@ -177,8 +177,8 @@ def _one_die(learned: DieReading, pips: DieReading, sure: float = SURE_LEARNED) 
         if _side(learned) > (SPANS_DICE_OF_A_ONE if pips.value == 1 else SPANS_DICE) * _side(pips):
             # A learned die this much bigger than the face spans more than its die (two dice found
             # as one, their pips counted together): its higher count stands only as sure as ever.
-            sure = SURE_LEARNED
-        settled = settled_count(learned.value, learned.confidence, pips.value, sure)
+            sure_of_more = SURE_LEARNED
+        settled = settled_count(learned.value, learned.confidence, pips.value, sure_of_more)
         if settled is not None:
             return pips if settled == pips.value else learned
         return DieReading(

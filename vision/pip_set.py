@@ -14,16 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Protocol
 
 from vision.imageio import Frame
 from vision.profile_reader import CalibratedFace
+from vision.profile_set import FrameReader
 from vision.reader import DiceReader
 from vision.types import DieReading, FrameReading
-
-
-class FrameReader(Protocol):
-    def read(self, frame: Frame) -> FrameReading: ...
 
 
 def is_pip_set(faces: Sequence[CalibratedFace]) -> bool:
