@@ -56,8 +56,8 @@ class PipSetReader:
         if die.ok and die.value is not None:
             face = self.faces[die.value]
             return replace(die, face=face.label, symbol=face.symbol)
-        values = die.candidate_values or tuple(int(c) for c in die.candidates if c.isdigit())
-        known = [v for v in values if v in self.faces]
-        if not known:
+        if not die.candidates:
             return die
-        return replace(die, candidates=tuple(self.faces[v].label for v in known), candidate_values=tuple(known))
+        # the plain reader's candidates are counts, and a pip set has a face for every count
+        values = tuple(int(c) for c in die.candidates)
+        return replace(die, candidates=tuple(self.faces[v].label for v in values), candidate_values=values)
