@@ -81,6 +81,15 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         help="how much of a die's size the second face network's crop shows, 0.8-2 (default 1.0: the die alone; the first's is 1.4)",
     )
     train.add_argument(
+        "--second-hard-share",
+        type=float,
+        default=0.0,
+        help=(
+            "share of the second face network's samples drawn from the training dice the first reads unsure or wrong, "
+            "0-0.9 (default 0: drawn as the first's)"
+        ),
+    )
+    train.add_argument(
         "--add-second-faces",
         action="store_true",
         help=(
@@ -163,6 +172,8 @@ def run_train(args: argparse.Namespace) -> int:
     for name in ("crop_size", "second_crop_size"):
         if getattr(args, name) is not None and not 16 <= getattr(args, name) <= 128:
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be from 16 to 128 pixels")
+    if not 0.0 <= args.second_hard_share <= 0.9:
+        raise UsageError(f"--second-hard-share {args.second_hard_share!r}: must be from 0 to 0.9")
     if not 0.8 <= args.second_crop_context <= 2.0:
         raise UsageError(f"--second-crop-context {args.second_crop_context!r}: must be from 0.8 to 2")
     for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
@@ -201,6 +212,7 @@ def run_train(args: argparse.Namespace) -> int:
         second_faces=not args.one_face_network,
         second_crop_size=args.second_crop_size,
         second_crop_context=args.second_crop_context,
+        second_hard_share=args.second_hard_share,
         add_second_faces=args.add_second_faces,
         threads=args.threads,
         checkpoint_dir=str(work),

@@ -16,9 +16,9 @@ from firmware_host.cli import main  # noqa: E402
 from hardware.sim import write_labelled_folder  # noqa: E402
 from hardware.sim.training import write_training_set  # noqa: E402
 from vision.learned import CLASSES, CROP_SIZE, LearnedModel, LearnedReader, ModelError  # noqa: E402
-from vision.training.data import detector_sample, face_sample, real_frames, rendered_frames  # noqa: E402
+from vision.training.data import TrainDie, TrainFrame, detector_sample, face_sample, real_frames, rendered_frames  # noqa: E402
 from vision.training.nets import DiceDetector, FaceNet  # noqa: E402
-from vision.training.train import RealSource, TrainConfig, export_onnx, train  # noqa: E402
+from vision.training.train import RealSource, TrainConfig, export_onnx, hard_dice, train  # noqa: E402
 
 
 def _ort(path: Path, x: np.ndarray) -> np.ndarray:
@@ -165,6 +165,53 @@ def test_a_second_face_network_with_its_own_crop(tmp_path: Path, sources: tuple[
     assert all(0.0 <= d.confidence <= 1.0 for d in reading.dice)
 
 
+def test_hard_dice_are_those_the_first_network_reads_unsure_or_wrong() -> None:
+    image = np.zeros((120, 160, 3), np.uint8)
+    # the "network" reads a crop by its brightness: each die's crop is painted with what it should say
+    sure, unsure, wrong = (TrainDie(30.0, 60.0, 20.0, 3), TrainDie(80.0, 60.0, 20.0, 4), TrainDie(130.0, 60.0, 20.0, 5))
+    for die, level in ((sure, 250), (unsure, 120), (wrong, 20)):
+        image[int(die.cy) - 12 : int(die.cy) + 12, int(die.cx) - 12 : int(die.cx) + 12] = level
+    frame = TrainFrame(image, (sure, unsure, wrong), 20.0, "painted", negatives=((10.0, 10.0, 20.0),))
+    easy = TrainFrame(image, (sure,), 20.0, "painted")
+
+    def probabilities(crops: np.ndarray) -> np.ndarray:
+        out = np.full((len(crops), len(CLASSES)), 0.01)
+        for row, crop in zip(out, crops):
+            level = float(crop[:, 20, 20].mean())
+            if level > 0.9:
+                row[3] = 0.95  # sure, and right for the die painted brightest
+            elif level > 0.3:
+                row[4] = 0.6  # right but unsure
+            else:
+                row[4] = 0.97  # sure, and wrong (the die is a five)
+        return out / out.sum(axis=1, keepdims=True)
+
+    pools, weights = hard_dice([[frame, easy], [easy]], [0.25, 0.75], probabilities, CROP_SIZE, 1.4, 0.9)
+    # the pool without hard dice is left out; the other keeps its frame with the two hard dice and no negatives
+    assert len(pools) == 1 and weights == [1.0]
+    [[hard]] = pools
+    assert hard.dice == (unsure, wrong) and hard.negatives == ()
+    # two pools' weights: each pool's weight times its share of hard dice
+    pools, weights = hard_dice([[frame, easy], [frame]], [0.5, 0.5], probabilities, CROP_SIZE, 1.4, 0.9)
+    assert len(pools) == 2 and weights == pytest.approx([(0.5 * 2 / 4) / (0.5 * 2 / 4 + 0.5 * 2 / 3), (0.5 * 2 / 3) / (0.5 * 2 / 4 + 0.5 * 2 / 3)])
+
+
+def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(
+        out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
+        detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1,
+        second_hard_share=0.5,
+    )  # fmt: skip
+    logged: list[str] = []
+    out = train(cfg, logged.append)
+    # a first network of two steps is unsure of nearly every die: the second draws half its samples from them
+    [line] = [line for line in logged if "unsure of or wrong about" in line]
+    assert "dice-faces-2.onnx" in line and "50%" in line and int(line.split(": ")[1].split()[0]) > 0
+    [second] = json.loads((out / "model.json").read_text())["second_faces"]
+    assert second["hard_share"] == 0.5 and LearnedModel(out).has_second_faces
+
+
 def test_a_second_face_network_needs_a_model_to_add_to(tmp_path: Path, sources: tuple[Path, Path]) -> None:
     rendered, photos = sources
     cfg = TrainConfig(out=str(tmp_path / "empty"), rendered=(str(rendered),), add_second_faces=True, threads=1)
@@ -254,5 +301,7 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-crop-size", "200"]) == 2
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-crop-context", "0.5"]) == 2
     assert "--second-crop-context" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-hard-share", "0.95"]) == 2
+    assert "--second-hard-share" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--add-second-faces"]) == 2
     assert "no-model" in capsys.readouterr().err

@@ -36,6 +36,8 @@ from vision.learned import (
     WORK_SIZE,
     crop_at,
     find_dice,
+    load_face_network,
+    softmax,
     second_faces_file,
     second_faces_records,
     signed_twin,
@@ -101,6 +103,9 @@ class TrainConfig:
     second_faces: bool = True  # a second face network from the next seed (vision.learned.SECOND_FACES_FILE)
     add_second_faces: bool = False  # keep the model in ``out``, train only one more face network beside its first
     mine_rendered: int = 1500
+    # Of the second face network's samples, the share drawn from the training dice the first network
+    # is unsure of or wrong about: the only dice the second is ever consulted on (0: none apart)
+    second_hard_share: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -221,8 +226,18 @@ def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: lis
     return net
 
 
-def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[float], log: Log, name: str = "faces") -> FaceNet:
-    """The face network of ``cfg`` (its seed decides the start and every sample), checkpointed as ``name``."""
+def train_faces(
+    cfg: TrainConfig,
+    pools: list[list[TrainFrame]],
+    weights: list[float],
+    log: Log,
+    name: str = "faces",
+    hard: tuple[list[list[TrainFrame]], list[float]] | None = None,
+    hard_share: float = 0.0,
+) -> FaceNet:
+    """The face network of ``cfg`` (its seed decides the start and every sample), checkpointed as
+    ``name``; ``hard_share`` of its samples are dice of ``hard`` (pools and their weights, as
+    :func:`hard_dice` gives them)."""
     torch.manual_seed(cfg.seed + 1)
     net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
@@ -231,7 +246,10 @@ def train_faces(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: list[f
         rng = np.random.default_rng([cfg.seed, 2, step])
         crops, labels = [], []
         for _ in range(cfg.face_batch):
-            crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share), size=cfg.crop_size, context=cfg.crop_context)
+            if hard is not None and rng.random() < hard_share:
+                crop, label = face_sample(_draw(*hard, rng), rng, negative=False, size=cfg.crop_size, context=cfg.crop_context)
+            else:
+                crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share), size=cfg.crop_size, context=cfg.crop_context)
             crops.append(crop)
             labels.append(label)
         target = torch.tensor(labels, dtype=torch.long)
@@ -270,6 +288,42 @@ def look_again(detect_raw: Callable[[np.ndarray], np.ndarray], frames: Sequence[
         typical = sizes[len(sizes) // 2] if sizes else frame.typical_size
         seen.append(replace(frame, dice=tuple(dice), negatives=negatives, typical_size=typical))
     return seen
+
+
+def hard_dice(
+    pools: Sequence[Sequence[TrainFrame]],
+    weights: Sequence[float],
+    probabilities: Callable[[np.ndarray], np.ndarray],
+    crop_size: int,
+    crop_context: float,
+    min_confidence: float,
+) -> tuple[list[list[TrainFrame]], list[float]]:
+    """Of each pool's frames, the dice a face network (``probabilities``: its crops, cut as the
+    reader cuts them, to class probabilities) reads under ``min_confidence`` or as another class:
+    each frame keeping only those dice (frames with none left out), and each pool's weight times
+    its share of such dice, so that they are drawn as often from each pool as they come in the
+    pools' own draw (a pool with a few hard dice does not have them drawn over and over)."""
+    kept: list[list[TrainFrame]] = []
+    kept_weights: list[float] = []
+    for pool, weight in zip(pools, weights):
+        hard: list[TrainFrame] = []
+        dice = 0
+        for frame in pool:
+            if not frame.dice:
+                continue
+            crops = np.stack(
+                [to_input(crop_at(frame.image, d.cx, d.cy, d.size or frame.typical_size, size=crop_size, context=crop_context)) for d in frame.dice]
+            )
+            p = probabilities(crops)
+            dice += len(frame.dice)
+            unsure = tuple(d for d, row in zip(frame.dice, p) if row.max() < min_confidence or int(np.argmax(row)) != d.label)
+            if unsure:
+                hard.append(replace(frame, dice=unsure, negatives=()))
+        if hard:
+            kept.append(hard)
+            kept_weights.append(weight * sum(len(f.dice) for f in hard) / dice)
+    total = sum(kept_weights) or 1.0
+    return kept, [w / total for w in kept_weights]
 
 
 def torch_detect_raw(detector: DiceDetector) -> Callable[[np.ndarray], np.ndarray]:
@@ -439,7 +493,7 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
         for stale in out.glob("dice-faces-*.onnx"):
             stale.unlink()
     if cfg.second_faces or kept is not None:
-        records.append(_second_faces(cfg, len(records), pools, weights, val_frames, calibration_frames, log))
+        records.append(_second_faces(cfg, len(records), pools, weights, val_frames, calibration_frames, log, metadata))
     metadata.pop("second_faces", None)
     if records:
         metadata["second_faces"] = records
@@ -510,11 +564,14 @@ def _second_faces(
     val_frames: Sequence[TrainFrame],
     calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
     log: Log,
+    first: dict[str, Any],
 ) -> dict[str, Any]:
     """Trains the ``index``-th face network beside the first (:data:`vision.learned.SECOND_FACES_FILE`
     for the first of them): the same recipe from the next seed (another start and other samples)
     on its own crop, so that where the first network is unsure of a die the other's view of it is
-    its own. Returns its record for ``model.json``'s ``second_faces``."""
+    its own; with ``cfg.second_hard_share``, that share of its samples are the training dice the
+    first network reads under its ``min_confidence`` or wrong (:func:`hard_dice`), the only dice
+    it is consulted on. Returns its record for ``model.json``'s ``second_faces``."""
     begun = time.monotonic()
     second_cfg = replace(
         cfg,
@@ -523,7 +580,23 @@ def _second_faces(
         crop_context=cfg.second_crop_context or cfg.crop_context,
     )
     file = second_faces_file(index)
-    second = train_faces(second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"))
+    hard = None
+    if cfg.second_hard_share > 0:
+        first_net = load_face_network(Path(cfg.out) / FACES_FILE, cfg.threads)
+        first_temperature = float(first.get("temperature", 1.0))
+
+        def first_probabilities(crops: np.ndarray) -> np.ndarray:
+            logits = first_net.run(None, {"image": crops})[0].astype(np.float64) / first_temperature
+            out: np.ndarray = softmax(logits)
+            return out
+
+        hard = hard_dice(
+            pools, weights, first_probabilities, int(first.get("crop_size", CROP_SIZE)),
+            float(first.get("crop_context", CROP_CONTEXT)), float(first.get("min_confidence", 0.9)),
+        )  # fmt: skip
+        counts = [sum(len(f.dice) for f in pool) for pool in hard[0]]
+        log(f"{file}: {sum(counts)} training dice the first network is unsure of or wrong about ({counts} by source), {cfg.second_hard_share:.0%} of its samples")
+    second = train_faces(second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"), hard=hard, hard_share=cfg.second_hard_share)
     temperature = fit_temperature(second, val_frames) if val_frames else 1.0
     log(f"{file}: temperature {temperature}")
     agreement = _export_faces(second_cfg, second, Path(cfg.out) / file, val_frames, calibration_frames, log)
@@ -535,6 +608,8 @@ def _second_faces(
         "crop_context": second_cfg.crop_context,
         "face_steps": cfg.face_steps,
     }
+    if hard is not None:
+        record["hard_share"] = cfg.second_hard_share
     if agreement is not None:
         record["int8_agreement"] = round(agreement, 4)
     record["minutes"] = round((time.monotonic() - begun) / 60, 1)
