@@ -311,10 +311,7 @@ def hard_dice(
         for frame in pool:
             if not frame.dice:
                 continue
-            crops = np.stack(
-                [to_input(crop_at(frame.image, d.cx, d.cy, d.size or frame.typical_size, size=crop_size, context=crop_context)) for d in frame.dice]
-            )
-            p = probabilities(crops)
+            p = probabilities(np.stack(_die_crops(frame, crop_size, crop_context)))
             dice += len(frame.dice)
             unsure = tuple(d for d, row in zip(frame.dice, p) if row.max() < min_confidence or int(np.argmax(row)) != d.label)
             if unsure:
@@ -356,13 +353,14 @@ def fit_temperature(net: FaceNet, frames: Sequence[TrainFrame]) -> float:
 def _val_crops(frames: Sequence[TrainFrame], size: int, context: float) -> tuple[torch.Tensor, torch.Tensor]:
     """The val dice cut where the labels put each die, as the reader would (``size`` px crops
     showing ``context`` times a die's size), and their classes."""
-    crops, labels = [], []
-    for f in frames:
-        for d in f.dice:
-            side = d.size if d.size else f.typical_size
-            crops.append(to_input(crop_at(f.image, d.cx, d.cy, side, size=size, context=context)))
-            labels.append(d.label)
+    crops = [crop for f in frames for crop in _die_crops(f, size, context)]
+    labels = [d.label for f in frames for d in f.dice]
     return torch.from_numpy(np.stack(crops)), torch.tensor(labels, dtype=torch.long)
+
+
+def _die_crops(frame: TrainFrame, size: int, context: float) -> list[np.ndarray]:
+    """The face network's input for each labelled die of ``frame``, cut where its label puts it."""
+    return [to_input(crop_at(frame.image, d.cx, d.cy, d.size or frame.typical_size, size=size, context=context)) for d in frame.dice]
 
 
 def fit_min_confidence(net: FaceNet, frames: Sequence[TrainFrame], temperature: float, precision: float = 0.998) -> float:
