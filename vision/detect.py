@@ -147,9 +147,13 @@ class FaceDetector:
         """Every top face in ``frame``, in no particular order."""
         return self.find_with_side_faces(frame)[0]
 
-    def find_with_side_faces(self, frame: Frame) -> tuple[list[FaceCandidate], list[tuple[float, float]]]:
+    def find_with_side_faces(self, frame: Frame, *, crops: bool = True) -> tuple[list[FaceCandidate], list[tuple[float, float]]]:
         """Every top face in ``frame`` (as :meth:`find`), and the centres of the faces taken for
-        side faces of those dice in an oblique view (:func:`_side_faces`)."""
+        side faces of those dice in an oblique view (:func:`_side_faces`).
+
+        ``crops``: whether each face comes with its rectified crop; without, a face whose crop is
+        not made anyway carries a blank one (for a reader of pip layouts alone, such as
+        :class:`~vision.classify.PipClassifier`: a tray's crops cost about a twentieth of the search)."""
         frame = check_frame(frame)
         grey_full: Grey = _lifted(np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dtype=np.uint8))
         kernel = int(round(self.config.target_pip * 2.2)) | 1
@@ -193,7 +197,7 @@ class FaceDetector:
                 grey, pips, group, dark = groups[index]
                 found[index] = _faces_from_group(frame, grey, pips, group, scale, dark, max_side=limit)
             kept, sides = _top_faces(found, symbols, frame.shape[1], frame.shape[0])
-        return [_with_crop(frame, f) for f in kept], sides
+        return ([_with_crop(frame, f) for f in kept] if crops else kept), sides
 
     def _pips_at(self, halvings: list[Grey], scale: float, kernel: int) -> list[tuple[Grey, FloatArray]]:
         grey = _shrink(halvings, scale)

@@ -84,8 +84,10 @@ class DiceReader:
         else:
             begun = time.perf_counter()
             detector = self.detector
+            # the pip classifier reads layouts alone: the faces need no crops
+            crops = type(self.classifier) is not PipClassifier
             # the pip search on a second core while the learned reader reads (vision.beside)
-            searched = self._beside.start(lambda: detector.find_with_side_faces(frame)) if self.pip_check else None
+            searched = self._beside.start(lambda: detector.find_with_side_faces(frame, crops=crops)) if self.pip_check else None
             reading = self.learned.read(frame)
             if searched is not None:
                 faces, side_faces = searched()

@@ -607,7 +607,7 @@ def test_the_reader_uses_a_second_core_only_where_the_process_has_one() -> None:
 
 
 class _BrokenSearch(FaceDetector):
-    def find_with_side_faces(self, frame: np.ndarray) -> Any:
+    def find_with_side_faces(self, frame: np.ndarray, *, crops: bool = True) -> Any:
         raise RuntimeError("pip search failed")
 
 

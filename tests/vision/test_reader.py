@@ -56,6 +56,17 @@ def test_candidates_carry_a_square_crop_of_the_top_face() -> None:
 
 
 @needs_real
+def test_faces_found_without_crops_are_the_same_faces() -> None:
+    # the learned reader's pip check asks for no crops (its classifier reads layouts alone)
+    frame = load_image(REAL_D6 / "valid_70.jpg")
+    with_crops, sides = FaceDetector().find_with_side_faces(frame)
+    without, sides_without = FaceDetector().find_with_side_faces(frame, crops=False)
+    assert len(with_crops) == 5 and sides_without == sides
+    assert [(f.box, f.pips, f.layout, f.flags, f.quality) for f in without] == [(f.box, f.pips, f.layout, f.flags, f.quality) for f in with_crops]
+    assert all(f.crop.any() for f in with_crops) and not any(f.crop.any() for f in without)
+
+
+@needs_real
 def test_a_die_cut_by_the_frame_edge_is_never_read() -> None:
     frame = load_image(REAL_D6 / "five_10.jpg")
     # the five sits around x 300-350: cut the frame through it
