@@ -545,6 +545,23 @@ def test_a_thinned_frame_is_every_step_th_pixel(shape: tuple[int, int, int], ste
         np.testing.assert_array_equal(thinned, source[::step, ::step])
 
 
+@pytest.mark.parametrize("shape, scale", [((480, 640, 3), 0.175), ((640, 640, 3), 0.175), ((961, 1281, 3), 0.3), ((1080, 1920, 3), 1 / 6)])
+def test_a_work_image_is_the_frame_averaged_down(shape: tuple[int, int, int], scale: float) -> None:
+    from vision.learned import work_image
+
+    # a real photo's texture, tiled to the frame's size
+    photo = _trays(3, 1)[0].frame
+    frame = np.ascontiguousarray(np.tile(photo, (4, 4, 1))[: shape[0], : shape[1]])
+    work = work_image(frame, scale)
+    h, w = round(shape[0] * scale), round(shape[1] * scale)
+    assert work.shape == (3, -(-h // 32) * 32, -(-w // 32) * 32)
+    assert not work[:, h:].any() and not work[:, :, w:].any()  # padded with black
+    # halved exactly first, then averaged: within a grey level or two of a true area average
+    truth = cv2.resize(frame.astype(np.float32), (w, h), interpolation=cv2.INTER_AREA)
+    error = np.abs(np.moveaxis(work[:, :h, :w], 0, -1) * 255.0 - truth)
+    assert error.mean() < 1.0 and np.percentile(error, 99) < 8  # (every nth pixel alone: about 2 and 15-25)
+
+
 def test_a_second_look_reads_a_crop_alike_in_each_of_its_views(reader: LearnedReader) -> None:
     from vision.learned import VIEWS, turned_and_mirrored
 
