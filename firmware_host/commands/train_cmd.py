@@ -97,6 +97,11 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
             "(dice-faces-2.onnx, then -3 ...; its seed is --seed + 1)"
         ),
     )
+    train.add_argument(
+        "--detector-only",
+        action="store_true",
+        help="keep the face networks already in OUT and train only a new detector (recorded as 'detector' in model.json)",
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)
@@ -184,7 +189,9 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--real {folder!r}: not a labelled folder (no labels.json)")
     if not args.real and not args.rendered:
         raise UsageError("nothing to train on: give --real folders or --rendered frames")
-    if args.add_second_faces:
+    if args.add_second_faces and args.detector_only:
+        raise UsageError("--add-second-faces and --detector-only: train one more face network or a new detector, not both")
+    if args.add_second_faces or args.detector_only:
         from vision.learned import LearnedModel
 
         LearnedModel(args.out)  # a model to add to, before anything is rendered
@@ -214,6 +221,7 @@ def run_train(args: argparse.Namespace) -> int:
         second_crop_context=args.second_crop_context,
         second_hard_share=args.second_hard_share,
         add_second_faces=args.add_second_faces,
+        detector_only=args.detector_only,
         threads=args.threads,
         checkpoint_dir=str(work),
     )

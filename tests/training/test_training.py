@@ -212,6 +212,35 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     assert second["hard_share"] == 0.5 and LearnedModel(out).has_second_faces
 
 
+def test_a_new_detector_beside_kept_face_networks(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    rendered, photos = sources
+    cfg = TrainConfig(
+        out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
+        detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1,
+    )  # fmt: skip
+    out = train(cfg, lambda line: None)
+    faces = {p.name: p.read_bytes() for p in out.glob("dice-faces*.onnx")}
+    detector = (out / "dice-detector.onnx").read_bytes()
+    first_meta = json.loads((out / "model.json").read_text())
+    logged: list[str] = []
+    again = train(replace(cfg, detector_only=True, detector_steps=3, seed=5, checkpoint_dir=str(tmp_path / "new")), logged.append)
+    assert any("detector step 2/3" in line for line in logged) and any("kept the face networks" in line for line in logged)
+    assert not any("faces" in line and " step " in line for line in logged)
+    assert {p.name: p.read_bytes() for p in again.glob("dice-faces*.onnx")} == faces
+    assert (again / "dice-detector.onnx").read_bytes() != detector
+    meta = json.loads((again / "model.json").read_text())
+    record = meta.pop("detector")
+    assert meta == first_meta  # the face networks' record stays as it was
+    assert (record["seed"], record["steps"], record["real"][0]["folder"]) == (5, 3, "photos")
+    model = LearnedModel(again)  # the reader loads it, with the face networks it had
+    assert model.has_second_faces and model.temperature == first_meta["temperature"]
+    assert all(0.0 <= d.confidence <= 1.0 for d in LearnedReader(model).read(np.full((240, 320, 3), 128, np.uint8)).dice)
+    with pytest.raises(ValueError, match="not both"):
+        train(replace(cfg, detector_only=True, add_second_faces=True), lambda line: None)
+    with pytest.raises(ModelError, match="nothing-here"):
+        train(replace(cfg, out=str(tmp_path / "nothing-here"), detector_only=True), lambda line: None)
+
+
 def test_a_second_face_network_needs_a_model_to_add_to(tmp_path: Path, sources: tuple[Path, Path]) -> None:
     rendered, photos = sources
     cfg = TrainConfig(out=str(tmp_path / "empty"), rendered=(str(rendered),), add_second_faces=True, threads=1)
@@ -305,3 +334,7 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--second-hard-share" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--add-second-faces"]) == 2
     assert "no-model" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--detector-only"]) == 2
+    assert "no-model" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--detector-only", "--add-second-faces"]) == 2
+    assert "not both" in capsys.readouterr().err

@@ -102,6 +102,7 @@ class TrainConfig:
     second_look: bool = True  # see look_again()
     second_faces: bool = True  # a second face network from the next seed (vision.learned.SECOND_FACES_FILE)
     add_second_faces: bool = False  # keep the model in ``out``, train only one more face network beside its first
+    detector_only: bool = False  # keep the face networks of the model in ``out``, train only a new detector
     mine_rendered: int = 1500
     # Of the second face network's samples, the share drawn from the training dice the first network
     # is unsure of or wrong about: the only dice the second is ever consulted on (0: none apart)
@@ -441,13 +442,19 @@ def _export(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
 def train(cfg: TrainConfig, log: Log = print) -> Path:
     """Runs the whole recipe; returns the folder holding the ONNX files and ``model.json``. With
     ``cfg.add_second_faces`` the networks already in ``cfg.out`` are kept (its detector cuts the
-    crops) and only one more face network is trained beside them, for the second look."""
+    crops) and only one more face network is trained beside them, for the second look; with
+    ``cfg.detector_only`` its face networks are kept and only a new detector is trained.
+
+    :raises ValueError: both ``add_second_faces`` and ``detector_only``.
+    """
+    if cfg.add_second_faces and cfg.detector_only:
+        raise ValueError("train one more face network or a new detector, not both at once")
     torch.set_num_threads(cfg.threads)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     cfg.checkpoints.mkdir(parents=True, exist_ok=True)
     begun = time.monotonic()
-    kept = LearnedModel(out) if cfg.add_second_faces else None
+    kept = LearnedModel(out) if cfg.add_second_faces or cfg.detector_only else None
     if kept is not None:
         # the second network reads the crops cut for the first
         cfg = replace(cfg, crop_size=kept.crop_size)
@@ -458,6 +465,8 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     real_val = [real_frames(s.folder, "val", s.boxes) for s in cfg.real]
     log(f"rendered frames {len(rendered)}, real training frames {[len(r) for r in real_train]}, val {[len(v) for v in real_val]}")
     log(f"rendered dice by class {check_classes(rendered)}")
+    if kept is not None and cfg.detector_only:
+        return _new_detector(cfg, kept, rendered, real_train, begun, log)
     detector: DiceDetector | None = None
     detect_raw: Callable[[np.ndarray], np.ndarray]
     if kept is not None:
@@ -497,6 +506,33 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
         metadata["second_faces"] = records
     (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
     log(f"wrote the model in {out} in {(time.monotonic() - begun) / 60:.1f} min")
+    return out
+
+
+def _new_detector(
+    cfg: TrainConfig, kept: LearnedModel, rendered: list[TrainFrame], real_train: list[list[TrainFrame]], begun: float, log: Log
+) -> Path:
+    """Trains a detector in place of ``kept``'s (its face networks stay as they are) and records it
+    in ``model.json`` as ``detector``: the face networks' own training record stays as it was."""
+    out = Path(cfg.out)
+    log(f"kept the face networks of {kept.folder}")
+    pools, weights = _pick_sources(cfg, rendered, real_train, faces=False)
+    detector = train_detector(cfg, pools, weights, log)
+    export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
+    metadata = dict(kept.metadata)
+    metadata["detector"] = {
+        "seed": cfg.seed,
+        "rendered_frames": len(rendered),
+        "real": [{"folder": Path(s.folder).name, "boxes": s.boxes, "train_images": len(r)} for s, r in zip(cfg.real, real_train)],
+        "real_weight": cfg.real_weight if real_train else 0.0,
+        "steps": cfg.detector_steps,
+        "batch": cfg.detector_batch,
+        "patch": cfg.detector_patch,
+        "lr": cfg.lr,
+        "minutes": round((time.monotonic() - begun) / 60, 1),
+    }
+    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote the detector in {out} in {(time.monotonic() - begun) / 60:.1f} min")
     return out
 
 
