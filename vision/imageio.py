@@ -26,7 +26,9 @@ MAX_IMAGE_BYTES = 64 * 1024 * 1024
 def load_image(path: str | os.PathLike[str]) -> Frame:
     """Reads an image file as a BGR ``uint8`` array of shape (H, W, 3).
 
-    Greyscale and BGRA files are converted to BGR. Only regular files are read (a FIFO or a device is
+    Greyscale and BGRA files are converted to BGR. A photo whose EXIF block says how the camera was
+    held (a phone's portrait shot) is turned that way up, as every viewer shows it and as its dice
+    were labelled. Only regular files are read (a FIFO or a device is
     refused without blocking), and the size the header claims is checked against
     :data:`MAX_IMAGE_PIXELS` before anything is decoded. Decoding goes through a byte buffer so that
     paths with any characters work.
@@ -48,7 +50,8 @@ def load_image(path: str | os.PathLike[str]) -> Frame:
         )
     buffer = np.frombuffer(data, dtype=np.uint8)
     try:
-        image = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
+        # any depth and colours as stored, turned as EXIF says (IMREAD_UNCHANGED would not turn it)
+        image = cv2.imdecode(buffer, cv2.IMREAD_ANYCOLOR | cv2.IMREAD_ANYDEPTH)
     except cv2.error as error:
         raise ImageLoadError(f"not a decodable image: {shown} ({str(error).strip().splitlines()[-1]})") from None
     if image is None or image.size == 0:

@@ -25,6 +25,27 @@ def test_grey_and_alpha_images_become_bgr(tmp_path: Path) -> None:
     assert load_image(tmp_path / "alpha.png").shape == (32, 32, 3)
 
 
+def _with_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """``jpeg`` with an EXIF block saying how the camera was held (a phone's portrait shot: 6)."""
+    entry = (0x0112).to_bytes(2, "big") + (3).to_bytes(2, "big") + (1).to_bytes(4, "big") + orientation.to_bytes(2, "big") + b"\0\0"
+    tiff = b"MM\0\x2a" + (8).to_bytes(4, "big") + (1).to_bytes(2, "big") + entry + (0).to_bytes(4, "big")
+    block = b"Exif\0\0" + tiff
+    return jpeg[:2] + b"\xff\xe1" + (len(block) + 2).to_bytes(2, "big") + block + jpeg[2:]
+
+
+def test_a_phone_photo_is_read_the_way_up_it_was_taken(tmp_path: Path) -> None:
+    # a phone stores a portrait shot as the sensor saw it (landscape) and says in EXIF how to turn it
+    image = np.full((60, 100, 3), 200, np.uint8)
+    image[:, :20] = (0, 0, 255)  # red down the left as stored: along the top once turned a quarter clockwise
+    jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    (tmp_path / "portrait.jpg").write_bytes(_with_orientation(jpeg, 6))
+    (tmp_path / "upright.jpg").write_bytes(_with_orientation(jpeg, 1))
+    turned = load_image(tmp_path / "portrait.jpg")
+    assert turned.shape == (100, 60, 3)
+    assert turned[5, 30].tolist()[2] > 200 and turned[95, 30].tolist()[2] < 210 and turned[95, 30].tolist()[0] > 150
+    np.testing.assert_array_equal(load_image(tmp_path / "upright.jpg"), cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
+
+
 def test_missing_image_is_named(tmp_path: Path) -> None:
     with pytest.raises(ImageLoadError, match="nope.jpg"):
         load_image(tmp_path / "nope.jpg")
