@@ -46,6 +46,12 @@ def test_a_phone_photo_is_read_the_way_up_it_was_taken(tmp_path: Path) -> None:
     np.testing.assert_array_equal(load_image(tmp_path / "upright.jpg"), cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
 
 
+def test_a_48_megapixel_phone_photo_loads(tmp_path: Path) -> None:
+    photo = np.full((6048, 8064, 3), 180, np.uint8)
+    cv2.imwrite(str(tmp_path / "48mp.jpg"), photo)
+    assert load_image(tmp_path / "48mp.jpg").shape == (6048, 8064, 3)
+
+
 def test_missing_image_is_named(tmp_path: Path) -> None:
     with pytest.raises(ImageLoadError, match="nope.jpg"):
         load_image(tmp_path / "nope.jpg")
