@@ -61,8 +61,8 @@ def test_a_die_only_the_body_finder_found_stands_unsure_when_its_faces_share_a_s
     from vision.profile_reader import DetectedFace
 
     designs = [DieDesign.barbarian(), DieDesign.moon_elf()]
-    rng = np.random.default_rng(4257)
-    for _ in range(5):  # the fifth tray: a foot-4 the detector misses, its corner number turned
+    rng = np.random.default_rng(4247)
+    for _ in range(10):  # the tenth tray: a foot-4 the detector misses, its corner number small
         tray = render_tray(random_scene(rng, 4, designs=designs, styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=70), rng)
     reader = moon_elf.reader()
     alone = [f for f in reader.detector.find(tray.frame) if isinstance(f, DetectedFace) and not f.by_detector]

@@ -24,7 +24,7 @@ from vision.detect import FaceDetector
 from vision.errors import InvalidFrameError
 from vision.imageio import load_image
 from vision.evaluate import score_image
-from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_MIN_CONFIDENCE, CLOSER_SPAN, CROP_SIZE, MODEL_DIR, TOP_FACE, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, crop_at, find_around, find_dice, softmax
+from vision.learned import CLASSES, CLOSER_DIE_PX, CLOSER_MIN_CONFIDENCE, CLOSER_SPAN, CROP_SIZE, MODEL_DIR, TOP_FACE, WORK_SIZE, FoundDie, LearnedModel, LearnedReader, ModelError, _cut, crop_at, find_around, find_dice, softmax
 from vision.reader import DiceReader
 from vision.types import DieStatus, FrameReading
 
@@ -164,16 +164,16 @@ def test_small_dice_in_a_big_frame_and_big_dice_in_a_small_one(reader: LearnedRe
 
 
 def test_a_big_die_read_surely_is_a_die_whatever_is_found_on_it(reader: LearnedReader) -> None:
-    # dice a quarter of the frame across, seen from 30 degrees: the working scale takes two pips of
-    # a three for a two, read as surely as the coarse look reads the three (1.0 both)
-    rng = np.random.default_rng([77, 640, 110, 0])
+    # dice a quarter of the frame across, seen obliquely: the working scale takes four pips of a
+    # five for a four, read more surely (0.996) than the coarse look reads the five (0.994)
+    rng = np.random.default_rng([77, 640, 110, 102])
     styles = [random_style(rng) for _ in range(2)]
     n = int(rng.integers(3, 12))
     scene = random_scene(rng, n, width=640, height=480, die_px=110, styles=styles, tilt_deg=float(rng.uniform(0, 35)), background=random_tray(rng, 640, 480), lighting=random_lighting(rng))
     tray = render_tray(scene, rng)
-    three = next(t for t in tray.truth if t.value == 3)
-    read = three.found_in(reader.read(tray.frame).dice)
-    assert read is not None and read.value == 3 and read.box[2] > 0.8 * three.box[2]
+    five = next(t for t in tray.truth if t.value == 5)
+    read = five.found_in(reader.read(tray.frame).dice)
+    assert read is not None and read.value == 5 and read.box[2] > 0.8 * five.box[2]
 
 
 def _phone_photo_of_small_dice(seed: int, die_px: float = 60) -> Any:
@@ -229,23 +229,40 @@ def test_a_12mp_tray_of_touching_dice_is_read_as_its_own_photo_is(reader: Learne
     assert result.correct >= 20 and result.wrong <= 1
 
 
+def test_a_find_with_no_pip_face_stands_only_where_the_detector_is_sure_of_it(reader: LearnedReader) -> None:
+    from vision.learned import NOT_PIPS_MIN_SCORE
+
+    for name, status in (("other", DieStatus.UNREADABLE), ("cocked", DieStatus.COCKED), ("cut", DieStatus.OCCLUDED)):
+        p = np.full(len(CLASSES), 0.01, np.float32)
+        p[CLASSES.index(name)] = 0.91
+        sure = reader._reading(FoundDie(100.0, 100.0, 30.0, NOT_PIPS_MIN_SCORE), p)
+        assert sure is not None and sure.status is status
+        assert reader._reading(FoundDie(100.0, 100.0, 30.0, NOT_PIPS_MIN_SCORE - 0.05), p) is None  # a key, a card
+    # a pip face stands at any score the detector finds it at
+    p = np.full(len(CLASSES), 0.01, np.float32)
+    p[CLASSES.index("4")] = 0.91
+    four = reader._reading(FoundDie(100.0, 100.0, 30.0, 0.31), p)
+    assert four is not None and four.value == 4
+
+
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
 def test_two_small_touching_dice_found_as_one_come_apart_closer(reader: LearnedReader) -> None:
-    # a purple three against a white six, each about 17 working px: the working scale finds one
-    # die between them and reads it unsure; the closer look finds and reads both
+    # a purple three against a white six, each about 17 working px, found as one die between them
+    # and read unsure (as a detector may find touching dice): the closer look finds and reads both
     frame = load_image(BYLER / "IMG_20191208_111246.jpg")
-    found, _, probabilities = reader.look(frame)
-    assert probabilities is not None
-
-    def here(box: tuple[int, int, int, int]) -> bool:
-        return 280 < box[0] + box[2] / 2 < 345 and 120 < box[1] + box[3] / 2 < 190
-
-    first = [reader._reading(d, p) for d, p in zip(found, probabilities) if here(d.box)]
-    assert len(first) == 1 and first[0] is not None and first[0].status is DieStatus.UNREADABLE
     labels = (LabelledDie(3, (296, 134, 27, 27)), LabelledDie(6, (309, 153, 36, 36)))
-    closer = FrameReading(dice=tuple(d for d in reader.read(frame).dice if here(d.box)))
-    result = score_image("IMG_20191208_111246.jpg", labels, closer)
+    between = FoundDie(322.0, 160.0, 40.0, 0.5, found_at=WORK_SIZE / 640)
+    unsure = np.zeros(len(CLASSES), np.float32)
+    unsure[[CLASSES.index("3"), CLASSES.index("cocked"), CLASSES.index("6")]] = 0.5, 0.3, 0.2
+    assert reader.looks_closer_at(between, unsure)
+    apart = reader.look_closer(frame, [(between, unsure)])
+    assert all(d.closer for d, _ in apart)
+    read = FrameReading(dice=tuple(r for r in (reader._reading(d, p) for d, p in apart) if r is not None))
+    result = score_image("IMG_20191208_111246.jpg", labels, read)
     assert (result.correct, result.wrong, result.extra) == (2, 0, 0)
+    # and the reader, whichever way its detector finds them, reads both
+    here = FrameReading(dice=tuple(d for d in reader.read(frame).dice if 280 < d.box[0] + d.box[2] / 2 < 345 and 120 < d.box[1] + d.box[3] / 2 < 190))
+    assert score_image("IMG_20191208_111246.jpg", labels, here).correct == 2
 
 
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")

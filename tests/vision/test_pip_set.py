@@ -50,13 +50,13 @@ def test_dice_read_ok_are_the_sets_faces_of_their_counts(plain: DiceReader) -> N
 
 @pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
 def test_an_unsure_die_has_the_sets_faces_of_its_counts_for_candidates(plain: DiceReader) -> None:
-    # dice_13: a one seen obliquely, with a two and a three on its side faces, between whose counts
-    # the plain reader will not pick
+    # dice_13: a one seen obliquely, a two and a three on its side faces in view, whose count the
+    # plain reader leaves unsure between two
     frame = load_image(REAL_D6 / "dice_13.jpg")
     unsure = [d for d in plain.read(frame).dice if d.candidates]
-    assert [d.candidates for d in unsure] == [("3", "2")]
+    assert [d.candidates for d in unsure] == [("3", "6")]
     named = [d for d in PipSetReader(FACES, plain).read(frame).dice if d.candidates]
-    assert [(d.candidates, d.candidate_values, d.value) for d in named] == [(("three", "two"), (3, 2), None)]
+    assert [(d.candidates, d.candidate_values, d.value) for d in named] == [(("three", "six"), (3, 6), None)]
 
 
 def test_a_six_carries_the_symbol_the_set_gives_it() -> None:
