@@ -416,6 +416,11 @@ def _export_faces(
     return quantize_faces(path, path, calibration, check, log, cfg.int8_agreement)
 
 
+def _export_detector(detector: DiceDetector, out: Path) -> None:
+    """Writes ``detector`` to ``out`` as the reader loads it (any working size: the example's is free)."""
+    export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
+
+
 def export_onnx(net: torch.nn.Module, example: torch.Tensor, path: Path) -> None:
     """Exports ``net`` with free batch, height and width (opset 17, constant-folded)."""
     with warnings.catch_warnings():
@@ -518,7 +523,7 @@ def _new_detector(
     log(f"kept the face networks of {kept.folder}")
     pools, weights = _pick_sources(cfg, rendered, real_train, faces=False)
     detector = train_detector(cfg, pools, weights, log)
-    export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
+    _export_detector(detector, out)
     metadata = dict(kept.metadata)
     metadata["detector"] = {
         "seed": cfg.seed,
@@ -555,7 +560,7 @@ def _first_faces(
     log(f"face temperature {temperature} (fitted on {sum(len(f.dice) for f in val_frames)} val dice)")
     min_confidence = fit_min_confidence(faces, val_frames, temperature)
     log(f"min confidence {min_confidence} (the lowest at which the val dice read 99.8 % right)")
-    export_onnx(detector, torch.zeros(1, 3, 256, 320), out / DETECTOR_FILE)
+    _export_detector(detector, out)
     int8_agreement = _export_faces(cfg, faces, out / FACES_FILE, val_frames, calibration_frames, log)
     return {
         "classes": list(CLASSES),
