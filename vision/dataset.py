@@ -84,7 +84,7 @@ def load_dataset(folder: str | os.PathLike[str]) -> Dataset:
     seen: set[str] = set()
     for index, entry in enumerate(data):
         where = f"{str(labels_path)!r} entry {index}"
-        image = _parse_image(entry, where)
+        image = parse_image(entry, where)
         if image in seen:
             raise DatasetError(f"{where}: image {image!r} is listed twice")
         seen.add(image)
@@ -94,11 +94,11 @@ def load_dataset(folder: str | os.PathLike[str]) -> Dataset:
         dice = entry.get("dice")
         if not isinstance(dice, list):
             raise DatasetError(f"{where} ({image!r}): 'dice' must be a list")
-        images.append(LabelledImage(path, tuple(_parse_die(d, f"{where} ({image!r}) die {i}") for i, d in enumerate(dice))))
+        images.append(LabelledImage(path, tuple(parse_die(d, f"{where} ({image!r}) die {i}") for i, d in enumerate(dice))))
     return Dataset(root, tuple(images))
 
 
-def _parse_image(entry: Any, where: str) -> str:
+def parse_image(entry: Any, where: str) -> str:
     if not isinstance(entry, dict):
         raise DatasetError(f"{where}: must be an object, not {entry!r}")
     image = entry.get("image")
@@ -108,7 +108,7 @@ def _parse_image(entry: Any, where: str) -> str:
     return image
 
 
-def _parse_die(die: Any, where: str) -> LabelledDie:
+def parse_die(die: Any, where: str) -> LabelledDie:
     if not isinstance(die, dict):
         raise DatasetError(f"{where}: must be an object, not {die!r}")
     value = die.get("value")

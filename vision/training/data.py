@@ -25,7 +25,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.dataset import load_dataset
+from vision.dataset import LabelledDie, load_dataset, parse_die, parse_image
+from vision.datafile import load_json_file
 from vision.errors import DatasetError
 from vision.imageio import Frame, load_image
 from vision.learned import CLASSES, CROP_CONTEXT, CROP_SIZE, STRIDE, WORK_SIZE, crop_at, to_input
@@ -62,8 +63,66 @@ class TrainFrame:
     negatives: tuple[tuple[float, float, float], ...] = ()
 
 
+#: Plainly wrong labels of the real photo sets, corrected for training only (the file says how
+#: each was found); ``dicetray eval`` scores against the labels as given.
+LABEL_CORRECTIONS = Path(__file__).with_name("label_corrections.json")
+
+
+@dataclass(frozen=True)
+class LabelCorrection:
+    """One corrected label: the die at ``box`` of ``image`` shows ``value``; ``was`` is the value
+    it was labelled with, ``None`` for a die with no label."""
+
+    image: str
+    box: tuple[int, int, int, int]
+    was: int | None
+    value: int
+
+
+def label_corrections(folder_name: str, path: Path = LABEL_CORRECTIONS) -> list[LabelCorrection]:
+    """The corrections for the labelled folder named ``folder_name`` (none if the file has none).
+
+    :raises DatasetError: the corrections file is malformed (named, with the entry).
+    """
+    data = load_json_file(path, DatasetError, "label corrections")
+    entries = data.get(folder_name, []) if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise DatasetError(f"{path}: {folder_name!r} must be a list of corrections")
+    out = []
+    for i, entry in enumerate(entries):
+        where = f"{path} ({folder_name!r}) correction {i}"
+        image = parse_image(entry, where)
+        die = parse_die(entry, where)
+        was = entry.get("was")
+        if was is not None and (isinstance(was, bool) or not isinstance(was, int) or not 1 <= was <= 6):
+            raise DatasetError(f"{where}: 'was' must be 1-6 or null, not {was!r}")
+        out.append(LabelCorrection(image, die.box, was, die.value))
+    return out
+
+
+def corrected(image: str, dice: tuple[LabelledDie, ...], corrections: Sequence[LabelCorrection]) -> tuple[LabelledDie, ...]:
+    """``dice`` (the labels of ``image``) with ``corrections`` made: a die's value changed where
+    it was labelled ``was`` at the box, a die added where it had no label.
+
+    :raises DatasetError: a correction names a labelled die the image does not have (labels
+        other than those the corrections were made for).
+    """
+    out = list(dice)
+    for fix in corrections:
+        if fix.image != image:
+            continue
+        if fix.was is None:
+            out.append(LabelledDie(fix.value, fix.box))
+            continue
+        at = [i for i, d in enumerate(out) if d.box == fix.box and d.value == fix.was]
+        if not at:
+            raise DatasetError(f"{image}: no die labelled {fix.was} at {list(fix.box)} to correct to {fix.value} ({LABEL_CORRECTIONS.name})")
+        out[at[0]] = LabelledDie(fix.value, fix.box, out[at[0]].face)
+    return tuple(out)
+
+
 def real_frames(folder: str | Path, split: Split | Sequence[Split], boxes: BoxKind = "die") -> list[TrainFrame]:
-    """The images of ``split`` in a labelled folder.
+    """The images of ``split`` in a labelled folder, with the folder's :func:`label_corrections`.
 
     ``boxes`` says what the folder's boxes bound: ``die`` (the whole visible die: its size is the
     box's longer side) or ``face`` (the top face or only the pip pattern: a box much smaller than
@@ -71,6 +130,7 @@ def real_frames(folder: str | Path, split: Split | Sequence[Split], boxes: BoxKi
     """
     splits = {split} if isinstance(split, str) else set(split)
     dataset = load_dataset(folder)
+    corrections = label_corrections(Path(folder).resolve().name)
     sides = sorted(max(d.box[2], d.box[3]) for im in dataset.images for d in im.dice if d.value != 1)
     typical = float(sides[len(sides) // 2]) if sides else 40.0
     frames: list[TrainFrame] = []
@@ -78,7 +138,7 @@ def real_frames(folder: str | Path, split: Split | Sequence[Split], boxes: BoxKi
         if split_of(labelled.name) not in splits:
             continue
         dice = []
-        for d in labelled.dice:
+        for d in corrected(labelled.name, labelled.dice, corrections):
             x, y, w, h = d.box
             # A top-face or pip-pattern box says little of the whole die's size (a two's box is
             # its two pips): such sizes are left unknown, to be taken from the trained detector.
