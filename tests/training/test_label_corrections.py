@@ -13,6 +13,7 @@ from vision.errors import DatasetError
 from vision.evaluate import MATCH_DISTANCE, _box_distance
 from vision.splits import split_of
 from vision.training.data import LABEL_CORRECTIONS, LabelCorrection, corrected, label_corrections, real_frames
+from vision.training.train import RealSource, TrainConfig, real_record
 
 BYLER = SHARED / "data" / "byler-d6-train"
 
@@ -79,3 +80,13 @@ def test_the_shipped_corrections_fit_the_photo_set_and_touch_no_held_out_photo()
     labelled = sum(len(i.dice) for i in images.values() if split_of(i.name) in ("train", "val"))
     added = sum(f.was is None for f in fixes)
     assert sum(len(f.dice) for f in frames) == labelled + added
+
+
+def test_a_training_record_counts_the_corrected_labels_of_each_folder() -> None:
+    shipped = json.loads(LABEL_CORRECTIONS.read_text(encoding="utf-8"))
+    cfg = TrainConfig(out="m", real=(RealSource("data/byler-d6-train", "die", 2.0), RealSource("data/real-d6/", "face")))
+    records = real_record(cfg, [[], []], weights=True)
+    assert [(r["folder"], r["weight"], r["train_images"]) for r in records] == [("byler-d6-train", 2.0, 0), ("real-d6", 1.0, 0)]
+    assert [r["label_corrections"] for r in records] == [len(shipped["byler-d6-train"]), len(shipped.get("real-d6", []))]
+    assert records[0]["label_corrections"] > 0
+    assert all("weight" not in r for r in real_record(cfg, [[], []], weights=False))

@@ -210,6 +210,9 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     assert "dice-faces-2.onnx" in line and "50%" in line and int(line.split(": ")[1].split()[0]) > 0
     [second] = json.loads((out / "model.json").read_text())["second_faces"]
     assert second["hard_share"] == 0.5 and LearnedModel(out).has_second_faces
+    # its record names the real photos it learned from, and how many of their labels were corrected
+    [real] = second["real"]
+    assert (real["folder"], real["boxes"], real["label_corrections"]) == ("photos", "face", 0) and real["train_images"] > 0
 
 
 def test_a_new_detector_beside_kept_face_networks(tmp_path: Path, sources: tuple[Path, Path]) -> None:

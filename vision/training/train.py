@@ -48,6 +48,7 @@ from vision.training.data import (
     check_classes,
     detector_sample,
     face_sample,
+    label_corrections,
     real_frames,
     rendered_frames,
 )
@@ -505,7 +506,9 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
         for stale in out.glob("dice-faces-*.onnx"):
             stale.unlink()
     if cfg.second_faces or kept is not None:
-        records.append(_second_faces(cfg, len(records), pools, weights, val_frames, calibration_frames, log, metadata))
+        record = _second_faces(cfg, len(records), pools, weights, val_frames, calibration_frames, log, metadata)
+        record["real"] = real_record(cfg, real_train, weights=True)
+        records.append(record)
     metadata.pop("second_faces", None)
     if records:
         metadata["second_faces"] = records
@@ -528,7 +531,7 @@ def _new_detector(
     metadata["detector"] = {
         "seed": cfg.seed,
         "rendered_frames": len(rendered),
-        "real": [{"folder": Path(s.folder).name, "boxes": s.boxes, "train_images": len(r)} for s, r in zip(cfg.real, real_train)],
+        "real": real_record(cfg, real_train, weights=False),
         "real_weight": cfg.real_weight if real_train else 0.0,
         "steps": cfg.detector_steps,
         "batch": cfg.detector_batch,
@@ -539,6 +542,22 @@ def _new_detector(
     (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
     log(f"wrote the detector in {out} in {(time.monotonic() - begun) / 60:.1f} min")
     return out
+
+
+def real_record(cfg: TrainConfig, real_train: Sequence[Sequence[TrainFrame]], *, weights: bool) -> list[dict[str, Any]]:
+    """``model.json``'s record of the real folders a network learned from: each folder's name, what
+    its boxes bound, its weight (``weights``), its training images and how many of its labels were
+    corrected (:func:`~vision.training.data.label_corrections`)."""
+    records = []
+    for source, frames in zip(cfg.real, real_train):
+        name = Path(source.folder).resolve().name
+        record: dict[str, Any] = {"folder": name, "boxes": source.boxes}
+        if weights:
+            record["weight"] = source.weight
+        record["train_images"] = len(frames)
+        record["label_corrections"] = len(label_corrections(name))
+        records.append(record)
+    return records
 
 
 def _first_faces(
@@ -573,10 +592,7 @@ def _first_faces(
         "training": {
             "seed": cfg.seed,
             "rendered_frames": len(rendered),
-            "real": [
-                {"folder": Path(s.folder).name, "boxes": s.boxes, "weight": s.weight, "train_images": len(r)}
-                for s, r in zip(cfg.real, real_train)
-            ],
+            "real": real_record(cfg, real_train, weights=True),
             "real_weight": cfg.real_weight if real_train else 0.0,
             "face_real_weight": cfg.face_real_weight if real_train else 0.0,
             "detector_steps": cfg.detector_steps,
