@@ -90,6 +90,15 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         ),
     )
     train.add_argument(
+        "--second-camera-share",
+        type=float,
+        default=0.0,
+        help=(
+            "share of the second face network's samples also shifted as another camera would give them "
+            "(white balance, exposure, JPEG), 0-1 (default 0)"
+        ),
+    )
+    train.add_argument(
         "--add-second-faces",
         action="store_true",
         help=(
@@ -179,6 +188,8 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be from 16 to 128 pixels")
     if not 0.0 <= args.second_hard_share <= 0.9:
         raise UsageError(f"--second-hard-share {args.second_hard_share!r}: must be from 0 to 0.9")
+    if not 0.0 <= args.second_camera_share <= 1.0:
+        raise UsageError(f"--second-camera-share {args.second_camera_share!r}: must be from 0 to 1")
     if not 0.8 <= args.second_crop_context <= 2.0:
         raise UsageError(f"--second-crop-context {args.second_crop_context!r}: must be from 0.8 to 2")
     for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
@@ -220,6 +231,7 @@ def run_train(args: argparse.Namespace) -> int:
         second_crop_size=args.second_crop_size,
         second_crop_context=args.second_crop_context,
         second_hard_share=args.second_hard_share,
+        second_camera_share=args.second_camera_share,
         add_second_faces=args.add_second_faces,
         detector_only=args.detector_only,
         threads=args.threads,

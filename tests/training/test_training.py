@@ -16,7 +16,7 @@ from firmware_host.cli import main  # noqa: E402
 from hardware.sim import write_labelled_folder  # noqa: E402
 from hardware.sim.training import write_training_set  # noqa: E402
 from vision.learned import CLASSES, CROP_SIZE, LearnedModel, LearnedReader, ModelError  # noqa: E402
-from vision.training.data import TrainDie, TrainFrame, detector_sample, face_sample, real_frames, rendered_frames  # noqa: E402
+from vision.training.data import TrainDie, TrainFrame, camera_shift, detector_sample, face_sample, real_frames, rendered_frames  # noqa: E402
 from vision.training.nets import DiceDetector, FaceNet  # noqa: E402
 from vision.training.train import RealSource, TrainConfig, export_onnx, hard_dice, train  # noqa: E402
 
@@ -72,6 +72,23 @@ def test_samples_have_targets_where_the_dice_are(sources: tuple[Path, Path]) -> 
     labels = {face_sample(with_dice[i % len(with_dice)], rng, negative=False)[1] for i in range(40)}
     assert 0 not in labels
     assert face_sample(with_dice[0], rng, negative=True)[1] == 0
+
+
+def test_a_camera_shift_changes_light_colour_and_compression_and_keeps_the_class(sources: tuple[Path, Path]) -> None:
+    rendered, _ = sources
+    frame = next(f for f in rendered_frames(rendered) if f.dice)
+    plain = [face_sample(frame, np.random.default_rng(s), negative=False) for s in range(20)]
+    # with no share, the samples are those of before: the same draws, nothing drawn for a shift
+    assert all(np.array_equal(a[0], face_sample(frame, np.random.default_rng(s), negative=False, camera=0.0)[0]) for s, a in enumerate(plain))
+    shifted = [face_sample(frame, np.random.default_rng(s), negative=False, camera=1.0) for s in range(20)]
+    assert [label for _, label in shifted] == [label for _, label in plain]
+    assert sum(not np.array_equal(a[0], b[0]) for a, b in zip(plain, shifted)) >= 15
+    assert all(crop.shape == (3, CROP_SIZE, CROP_SIZE) and crop.dtype == np.float32 for crop, _ in shifted)
+    grey = np.full((40, 40, 3), 128, np.uint8)
+    outs = [camera_shift(grey, np.random.default_rng(s)) for s in range(30)]
+    assert all(o.shape == grey.shape and o.dtype == np.uint8 for o in outs)
+    # white balance apart per channel, and exposure over the whole crop
+    assert any(len(set(o[20, 20].tolist())) == 3 for o in outs) and any(int(o.mean()) < 100 for o in outs)
 
 
 def test_real_frames_keep_only_the_asked_split(sources: tuple[Path, Path]) -> None:
@@ -201,7 +218,7 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     cfg = TrainConfig(
         out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
         detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1,
-        second_hard_share=0.5,
+        second_hard_share=0.5, second_camera_share=0.5,
     )  # fmt: skip
     logged: list[str] = []
     out = train(cfg, logged.append)
@@ -209,7 +226,7 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     [line] = [line for line in logged if "unsure of or wrong about" in line]
     assert "dice-faces-2.onnx" in line and "50%" in line and int(line.split(": ")[1].split()[0]) > 0
     [second] = json.loads((out / "model.json").read_text())["second_faces"]
-    assert second["hard_share"] == 0.5 and LearnedModel(out).has_second_faces
+    assert second["hard_share"] == 0.5 and second["camera_share"] == 0.5 and LearnedModel(out).has_second_faces
     # its record names the real photos it learned from, and how many of their labels were corrected
     [real] = second["real"]
     assert (real["folder"], real["boxes"], real["label_corrections"]) == ("photos", "face", 0) and real["train_images"] > 0
@@ -335,6 +352,8 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--second-crop-context" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-hard-share", "0.95"]) == 2
     assert "--second-hard-share" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-camera-share", "1.5"]) == 2
+    assert "--second-camera-share" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--add-second-faces"]) == 2
     assert "no-model" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--detector-only"]) == 2

@@ -214,6 +214,24 @@ def augment_colour(image: Frame, rng: np.random.Generator) -> Frame:
     return result
 
 
+def camera_shift(image: Frame, rng: np.random.Generator) -> Frame:
+    """``image`` as another camera might give it: white balance off (each channel's gain apart),
+    exposure from half to a third over, and JPEG compression from hard to mild; each
+    of the three half the time. :func:`augment_colour` turns hues and lifts light over the whole
+    crop alike, and never blocks it as a cheap webcam's stream does."""
+    out = image.astype(np.float32)
+    if rng.random() < 0.5:
+        out = out * np.exp(rng.normal(0.0, 0.15, 3)).astype(np.float32)
+    if rng.random() < 0.5:
+        out = out * float(np.exp(rng.uniform(math.log(0.5), math.log(1.3))))
+    result: Frame = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        ok, encoded = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(20, 86))])
+        if ok:
+            result = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), dtype=np.uint8)
+    return np.ascontiguousarray(result)
+
+
 # ----------------------------------------------------------------------------------------------
 # Detector samples
 
@@ -289,16 +307,30 @@ def detector_sample(frame: TrainFrame, rng: np.random.Generator, patch: int = 25
 
 
 def face_sample(
-    frame: TrainFrame, rng: np.random.Generator, negative: bool, size: int = CROP_SIZE, context: float = CROP_CONTEXT
+    frame: TrainFrame,
+    rng: np.random.Generator,
+    negative: bool,
+    size: int = CROP_SIZE,
+    context: float = CROP_CONTEXT,
+    camera: float = 0.0,
 ) -> tuple[F32, int]:
     """One augmented ``size`` px crop showing ``context`` times the die's size, and its class: a die
-    of the frame as the detector would place it, or (``negative``) a place with no die at its centre."""
+    of the frame as the detector would place it, or (``negative``) a place with no die at its
+    centre; ``camera`` of them also shifted as another camera would (:func:`camera_shift`)."""
+    crop, label = _face_sample(frame, rng, negative, size, context)
+    if camera > 0 and rng.random() < camera:
+        crop = camera_shift(crop, rng)
+    return to_input(crop), label
+
+
+def _face_sample(frame: TrainFrame, rng: np.random.Generator, negative: bool, size: int, context: float) -> tuple[Frame, int]:
+    """:func:`face_sample`'s crop (BGR, augmented) and class, before it is made the network's input."""
     h, w = frame.image.shape[:2]
     if negative and frame.negatives and rng.random() < 0.5:
         nx, ny, nsize = frame.negatives[int(rng.integers(len(frame.negatives)))]
         side = nsize * math.exp(rng.normal(0, 0.1))
         crop = crop_at(frame.image, nx + rng.normal(0, 0.05) * nsize, ny + rng.normal(0, 0.05) * nsize, side, float(rng.uniform(0, 360)), size, context)
-        return to_input(augment_colour(crop, rng)), CLASS_INDEX["none"]
+        return augment_colour(crop, rng), CLASS_INDEX["none"]
     if negative and frame.dice and rng.random() < 0.3:
         # Off a die's centre by most of its size: the detector must give one die one place.
         d = frame.dice[int(rng.integers(len(frame.dice)))]
@@ -308,7 +340,7 @@ def face_sample(
         cx, cy = d.cx + reach * math.cos(turn), d.cy + reach * math.sin(turn)
         if all(math.hypot(cx - o.cx, cy - o.cy) > 0.55 * (o.size or frame.typical_size) for o in frame.dice):
             crop = crop_at(frame.image, cx, cy, base * math.exp(rng.normal(0, 0.12)), float(rng.uniform(0, 360)), size, context)
-            return to_input(augment_colour(crop, rng)), CLASS_INDEX["none"]
+            return augment_colour(crop, rng), CLASS_INDEX["none"]
     if negative or not frame.dice:
         side = frame.typical_size * math.exp(rng.uniform(-0.7, 0.7))
         for _ in range(30):
@@ -316,7 +348,7 @@ def face_sample(
             if all(math.hypot(cx - d.cx, cy - d.cy) > 0.7 * (d.size or frame.typical_size) for d in frame.dice):
                 break
         else:
-            return face_sample(frame, rng, negative=False, size=size, context=context) if frame.dice else (np.zeros((3, size, size), np.float32), 0)
+            return _face_sample(frame, rng, False, size, context) if frame.dice else (np.zeros((size, size, 3), np.uint8), 0)
         label = CLASS_INDEX["none"]
     else:
         d = frame.dice[int(rng.integers(len(frame.dice)))]
@@ -328,7 +360,7 @@ def face_sample(
     crop = crop_at(frame.image, cx, cy, side, float(rng.uniform(0, 360)), size, context)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
-    return to_input(augment_colour(np.ascontiguousarray(crop), rng)), label
+    return augment_colour(np.ascontiguousarray(crop), rng), label
 
 
 def check_classes(frames: Sequence[TrainFrame]) -> dict[str, int]:

@@ -108,6 +108,10 @@ class TrainConfig:
     # Of the second face network's samples, the share drawn from the training dice the first network
     # is unsure of or wrong about: the only dice the second is ever consulted on (0: none apart)
     second_hard_share: float = 0.0
+    # Of the face network's samples, the share also shifted as another camera would
+    # (vision.training.data.camera_shift); for the second face network, second_camera_share
+    camera_share: float = 0.0
+    second_camera_share: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -249,9 +253,10 @@ def train_faces(
         crops, labels = [], []
         for _ in range(cfg.face_batch):
             if hard is not None and rng.random() < hard_share:
-                crop, label = face_sample(_draw(*hard, rng), rng, negative=False, size=cfg.crop_size, context=cfg.crop_context)
+                crop, label = face_sample(_draw(*hard, rng), rng, negative=False, size=cfg.crop_size, context=cfg.crop_context, camera=cfg.camera_share)
             else:
-                crop, label = face_sample(_draw(pools, weights, rng), rng, negative=bool(rng.random() < cfg.negative_share), size=cfg.crop_size, context=cfg.crop_context)
+                negative = bool(rng.random() < cfg.negative_share)
+                crop, label = face_sample(_draw(pools, weights, rng), rng, negative, size=cfg.crop_size, context=cfg.crop_context, camera=cfg.camera_share)
             crops.append(crop)
             labels.append(label)
         target = torch.tensor(labels, dtype=torch.long)
@@ -633,6 +638,7 @@ def _second_faces(
         seed=cfg.seed + 1,
         crop_size=cfg.second_crop_size or cfg.crop_size,
         crop_context=cfg.second_crop_context or cfg.crop_context,
+        camera_share=cfg.second_camera_share,
     )
     file = second_faces_file(index)
     hard = None
@@ -665,6 +671,8 @@ def _second_faces(
     }
     if hard is not None:
         record["hard_share"] = cfg.second_hard_share
+    if second_cfg.camera_share > 0:
+        record["camera_share"] = second_cfg.camera_share
     if agreement is not None:
         record["int8_agreement"] = round(agreement, 4)
     record["minutes"] = round((time.monotonic() - begun) / 60, 1)
