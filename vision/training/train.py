@@ -108,9 +108,8 @@ class TrainConfig:
     # Of the second face network's samples, the share drawn from the training dice the first network
     # is unsure of or wrong about: the only dice the second is ever consulted on (0: none apart)
     second_hard_share: float = 0.0
-    # Of the face network's samples, the share also shifted as another camera would
-    # (vision.training.data.camera_shift); for the second face network, second_camera_share
-    camera_share: float = 0.0
+    # Of the second face network's samples, the share also shifted as another camera would
+    # (vision.training.data.camera_shift)
     second_camera_share: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
@@ -240,10 +239,12 @@ def train_faces(
     name: str = "faces",
     hard: tuple[list[list[TrainFrame]], list[float]] | None = None,
     hard_share: float = 0.0,
+    camera_share: float = 0.0,
 ) -> FaceNet:
     """The face network of ``cfg`` (its seed decides the start and every sample), checkpointed as
     ``name``; ``hard_share`` of its samples are dice of ``hard`` (pools and their weights, as
-    :func:`hard_dice` gives them)."""
+    :func:`hard_dice` gives them), and ``camera_share`` of them shifted as another camera would
+    (:func:`vision.training.data.camera_shift`)."""
     torch.manual_seed(cfg.seed + 1)
     net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
@@ -253,10 +254,10 @@ def train_faces(
         crops, labels = [], []
         for _ in range(cfg.face_batch):
             if hard is not None and rng.random() < hard_share:
-                crop, label = face_sample(_draw(*hard, rng), rng, negative=False, size=cfg.crop_size, context=cfg.crop_context, camera=cfg.camera_share)
+                crop, label = face_sample(_draw(*hard, rng), rng, negative=False, size=cfg.crop_size, context=cfg.crop_context, camera=camera_share)
             else:
                 negative = bool(rng.random() < cfg.negative_share)
-                crop, label = face_sample(_draw(pools, weights, rng), rng, negative, size=cfg.crop_size, context=cfg.crop_context, camera=cfg.camera_share)
+                crop, label = face_sample(_draw(pools, weights, rng), rng, negative, size=cfg.crop_size, context=cfg.crop_context, camera=camera_share)
             crops.append(crop)
             labels.append(label)
         target = torch.tensor(labels, dtype=torch.long)
@@ -638,7 +639,6 @@ def _second_faces(
         seed=cfg.seed + 1,
         crop_size=cfg.second_crop_size or cfg.crop_size,
         crop_context=cfg.second_crop_context or cfg.crop_context,
-        camera_share=cfg.second_camera_share,
     )
     file = second_faces_file(index)
     hard = None
@@ -657,7 +657,7 @@ def _second_faces(
         )  # fmt: skip
         counts = [sum(len(f.dice) for f in pool) for pool in hard[0]]
         log(f"{file}: {sum(counts)} training dice the first network is unsure of or wrong about ({counts} by source), {cfg.second_hard_share:.0%} of its samples")
-    second = train_faces(second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"), hard=hard, hard_share=cfg.second_hard_share)
+    second = train_faces(second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"), hard=hard, hard_share=cfg.second_hard_share, camera_share=cfg.second_camera_share)
     temperature = fit_temperature(second, val_frames) if val_frames else 1.0
     log(f"{file}: temperature {temperature}")
     agreement = _export_faces(second_cfg, second, Path(cfg.out) / file, val_frames, calibration_frames, log)
@@ -671,8 +671,8 @@ def _second_faces(
     }
     if hard is not None:
         record["hard_share"] = cfg.second_hard_share
-    if second_cfg.camera_share > 0:
-        record["camera_share"] = second_cfg.camera_share
+    if cfg.second_camera_share > 0:
+        record["camera_share"] = cfg.second_camera_share
     if agreement is not None:
         record["int8_agreement"] = round(agreement, 4)
     record["minutes"] = round((time.monotonic() - begun) / 60, 1)
