@@ -99,6 +99,11 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         ),
     )
     train.add_argument(
+        "--second-standardised",
+        action="store_true",
+        help="the second face network scales each crop's colour channels to one contrast before it reads it",
+    )
+    train.add_argument(
         "--add-second-faces",
         action="store_true",
         help=(
@@ -232,6 +237,7 @@ def run_train(args: argparse.Namespace) -> int:
         second_crop_context=args.second_crop_context,
         second_hard_share=args.second_hard_share,
         second_camera_share=args.second_camera_share,
+        second_standardised=args.second_standardised,
         add_second_faces=args.add_second_faces,
         detector_only=args.detector_only,
         threads=args.threads,

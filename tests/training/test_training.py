@@ -52,6 +52,36 @@ def test_face_export_matches_the_network(tmp_path: Path, settled: Any) -> None:
     np.testing.assert_allclose(out, expected, atol=2e-4, rtol=1e-3)
 
 
+def test_a_standardised_face_network_reads_a_crop_alike_under_any_exposure_and_cast(tmp_path: Path, settled: Any) -> None:
+    torch.manual_seed(5)
+    x = torch.rand(6, 3, CROP_SIZE, CROP_SIZE) * 0.5 + 0.25
+    # the same crops dimmed and under a warm lamp: each channel its own gain and offset
+    shifted = x * torch.tensor([0.5, 0.6, 0.8]).view(1, 3, 1, 1) + torch.tensor([0.02, 0.05, 0.1]).view(1, 3, 1, 1)
+    standardised = settled(FaceNet(standardise=True), torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
+    with torch.no_grad():
+        # what its convolutions see is the same crop; a plain network's first stage passes it on as it is
+        # (alike to within what the floor on a channel's spread leaves)
+        np.testing.assert_allclose(standardised.standardise(shifted).numpy(), standardised.standardise(x).numpy(), atol=0.02)
+        assert torch.equal(FaceNet().standardise(shifted), shifted)
+        np.testing.assert_allclose(standardised(shifted).numpy(), standardised(x).numpy(), atol=1e-3, rtol=1e-2)
+        # a flat channel is not blown up without end: its spread is floored
+        flat = torch.full((1, 3, CROP_SIZE, CROP_SIZE), 0.5) + 0.001 * torch.randn(1, 3, CROP_SIZE, CROP_SIZE)
+        assert float(standardised.standardise(flat).abs().max()) < 0.5
+    # exported and stored in 8 bits, it standardises in floats ahead of the first 8-bit convolution
+    from vision.training.quantize import quantize_faces
+
+    export_onnx(standardised, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), tmp_path / "f.onnx")
+    np.testing.assert_allclose(_ort(tmp_path / "f.onnx", shifted.numpy()), standardised(shifted).detach().numpy(), atol=2e-4, rtol=1e-3)
+    crops = torch.rand(64, 3, CROP_SIZE, CROP_SIZE).numpy()
+    assert quantize_faces(tmp_path / "f.onnx", tmp_path / "q.onnx", crops, crops, lambda _: None, 0.0) >= 0.9
+    import onnx
+
+    ops = [node.op_type for node in onnx.load(str(tmp_path / "q.onnx")).graph.node]
+    assert ops[0] == "ReduceMean" and ops.index("QuantizeLinear") < ops.index("QLinearConv")
+    assert "QLinearMul" not in ops and "QLinearAdd" not in ops
+    np.testing.assert_allclose(_ort(tmp_path / "q.onnx", shifted.numpy()), _ort(tmp_path / "q.onnx", x.numpy()), atol=1e-3)
+
+
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("train-data")
@@ -218,7 +248,7 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     cfg = TrainConfig(
         out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
         detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1,
-        second_hard_share=0.5, second_camera_share=0.5,
+        second_hard_share=0.5, second_camera_share=0.5, second_standardised=True,
     )  # fmt: skip
     logged: list[str] = []
     out = train(cfg, logged.append)
@@ -227,6 +257,7 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     assert "dice-faces-2.onnx" in line and "50%" in line and int(line.split(": ")[1].split()[0]) > 0
     [second] = json.loads((out / "model.json").read_text())["second_faces"]
     assert second["hard_share"] == 0.5 and second["camera_share"] == 0.5 and LearnedModel(out).has_second_faces
+    assert second["input"] == "standardised"
     # its record names the real photos it learned from, and how many of their labels were corrected
     [real] = second["real"]
     assert (real["folder"], real["boxes"], real["label_corrections"]) == ("photos", "face", 0) and real["train_images"] > 0

@@ -77,6 +77,7 @@ def quantize_faces(
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
             per_channel=True,
+            nodes_to_exclude=_before_first_conv(prepared),
         )
         store_weights_unsigned(quantized, quantized)
         agreement = _agreement(_classes(ort, float_model, check), _classes(ort, quantized, check))
@@ -94,6 +95,20 @@ def quantize_faces(
         else:
             twin.unlink(missing_ok=True)  # a float network has no twin; an old one would stand for it
     return agreement
+
+
+def _before_first_conv(model: Path) -> list[str]:
+    """The names of the nodes ahead of ``model``'s first convolution (a crop's standardisation,
+    :class:`vision.training.nets.CropStandardise`): kept in floats, since in 8 bits the spread
+    of a dark crop's channel would be a step or two of its range."""
+    import onnx
+
+    names: list[str] = []
+    for node in onnx.load(str(model)).graph.node:  # an ONNX graph lists its nodes in order
+        if node.op_type == "Conv":
+            break
+        names.append(node.name)
+    return names
 
 
 def store_weights_unsigned(model: Path, out: Path) -> None:

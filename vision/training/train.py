@@ -111,6 +111,8 @@ class TrainConfig:
     # Of the second face network's samples, the share also shifted as another camera would
     # (vision.training.data.camera_shift)
     second_camera_share: float = 0.0
+    # The second face network scales each crop's channels to one contrast first (vision.training.nets.CropStandardise)
+    second_standardised: bool = False
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -240,13 +242,15 @@ def train_faces(
     hard: tuple[list[list[TrainFrame]], list[float]] | None = None,
     hard_share: float = 0.0,
     camera_share: float = 0.0,
+    standardised: bool = False,
 ) -> FaceNet:
     """The face network of ``cfg`` (its seed decides the start and every sample), checkpointed as
     ``name``; ``hard_share`` of its samples are dice of ``hard`` (pools and their weights, as
     :func:`hard_dice` gives them), and ``camera_share`` of them shifted as another camera would
-    (:func:`vision.training.data.camera_shift`)."""
+    (:func:`vision.training.data.camera_shift`); ``standardised``: the network scales each crop's
+    channels to one contrast first (:class:`vision.training.nets.CropStandardise`)."""
     torch.manual_seed(cfg.seed + 1)
-    net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context)
+    net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context, standardise=standardised)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
 
     def step_loss(step: int) -> tuple[torch.Tensor, str]:
@@ -657,7 +661,10 @@ def _second_faces(
         )  # fmt: skip
         counts = [sum(len(f.dice) for f in pool) for pool in hard[0]]
         log(f"{file}: {sum(counts)} training dice the first network is unsure of or wrong about ({counts} by source), {cfg.second_hard_share:.0%} of its samples")
-    second = train_faces(second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"), hard=hard, hard_share=cfg.second_hard_share, camera_share=cfg.second_camera_share)
+    second = train_faces(
+        second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"), hard=hard, hard_share=cfg.second_hard_share,
+        camera_share=cfg.second_camera_share, standardised=cfg.second_standardised,
+    )  # fmt: skip
     temperature = fit_temperature(second, val_frames) if val_frames else 1.0
     log(f"{file}: temperature {temperature}")
     agreement = _export_faces(second_cfg, second, Path(cfg.out) / file, val_frames, calibration_frames, log)
@@ -673,6 +680,8 @@ def _second_faces(
         record["hard_share"] = cfg.second_hard_share
     if cfg.second_camera_share > 0:
         record["camera_share"] = cfg.second_camera_share
+    if cfg.second_standardised:
+        record["input"] = "standardised"
     if agreement is not None:
         record["int8_agreement"] = round(agreement, 4)
     record["minutes"] = round((time.monotonic() - begun) / 60, 1)
