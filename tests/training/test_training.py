@@ -160,9 +160,19 @@ def test_a_few_training_steps_give_a_model_the_reader_loads(tmp_path: Path, sour
     reading = LearnedReader(model).read(frame)
     assert all(0.0 <= d.confidence <= 1.0 for d in reading.dice)
     # a second run picks up from the checkpoints and gives the same weights
+    logged.clear()
     again = train(cfg, logged.append)
     for name in ("dice-faces.onnx", "dice-faces-2.onnx"):
         assert (again / name).stat().st_size == (out / name).stat().st_size
+    assert not any("step 0/3" in line or "another recipe" in line for line in logged)
+    # a run of another recipe in the same folder trains what it changes afresh, never from the
+    # other's checkpoint, and picks up the rest
+    logged.clear()
+    train(replace(cfg, second_crop_context=1.2), logged.append)
+    [stale] = [line for line in logged if "another recipe" in line]
+    assert "faces-2.ckpt" in stale and "crop_context" in stale
+    assert any("faces-2 step 0/3" in line for line in logged)
+    assert not any(line.startswith(("faces step", "detector step")) for line in logged)
     # one face network where asked for
     single = train(replace(cfg, out=str(tmp_path / "single"), second_faces=False), logged.append)
     assert "second_faces" not in json.loads((single / "model.json").read_text())

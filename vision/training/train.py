@@ -10,6 +10,7 @@ one. Held-out (``test``) images are never loaded.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -161,19 +162,36 @@ def _schedule(step: int, steps: int, lr: float) -> float:
     return lr * warm * 0.5 * (1 + math.cos(math.pi * step / steps))
 
 
-def _checkpoint(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer, step: int) -> None:
+def _checkpoint(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer, step: int, recipe: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
-    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "step": step}, tmp)
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "step": step, "recipe": json.dumps(recipe, sort_keys=True)}, tmp)
     tmp.replace(path)
 
 
-def _resume(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer) -> int:
+def _resume(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer, recipe: dict[str, Any], log: Log) -> int:
+    """The step the checkpoint at ``path`` reached, its network and optimiser loaded; 0 where there
+    is none, or where it was written for another ``recipe`` (other options or data under the same
+    name in a work folder used again), which is then trained afresh and overwritten."""
     if not path.exists():
         return 0
     state = torch.load(path, weights_only=True)
+    # a checkpoint written before recipes were recorded is taken to be this run's
+    if "recipe" in state and state["recipe"] != json.dumps(recipe, sort_keys=True):
+        theirs = json.loads(state["recipe"])
+        differ = sorted(k for k in {*theirs, *recipe} if theirs.get(k) != recipe.get(k))
+        log(f"{path}: a checkpoint of another recipe (it differs in {', '.join(differ)}); training afresh")
+        return 0
     net.load_state_dict(state["net"])
     opt.load_state_dict(state["opt"])
     return int(state["step"])
+
+
+def _recipe(cfg: TrainConfig, fields: Sequence[str], **more: Any) -> dict[str, Any]:
+    """What decides a network's training: ``fields`` of ``cfg`` (with the data it draws from) and ``more``."""
+    chosen = {name: getattr(cfg, name) for name in ("seed", "lr", "rendered", "rendered_limit", *fields)}
+    chosen["real"] = [[s.folder, s.boxes, s.weight] for s in cfg.real]
+    chosen["rendered"] = list(cfg.rendered)
+    return chosen | more
 
 
 def _fit(
@@ -184,11 +202,13 @@ def _fit(
     cfg: TrainConfig,
     step_loss: Callable[[int], tuple[torch.Tensor, str]],
     log: Log,
+    recipe: dict[str, Any],
 ) -> None:
     """Runs ``steps`` optimiser steps of ``step_loss(step)`` (the loss and a few words for the log)
-    on the warmed-up cosine schedule, from the last checkpoint of ``name`` on, checkpointing as it goes."""
+    on the warmed-up cosine schedule, from the last checkpoint of ``name`` for the same ``recipe``
+    on, checkpointing as it goes."""
     ckpt = cfg.checkpoints / f"{name}.ckpt"
-    start = _resume(ckpt, net, opt)
+    start = _resume(ckpt, net, opt, recipe, log)
     net.train()
     begun = time.monotonic()
     for step in range(start, steps):
@@ -201,8 +221,8 @@ def _fit(
         if step % 50 == 0 or step == steps - 1:
             log(f"{name} step {step}/{steps} loss {loss.item():.4f} {detail} ({time.monotonic() - begun:.0f} s)")
         if (step + 1) % cfg.checkpoint_every == 0:
-            _checkpoint(ckpt, net, opt, step + 1)
-    _checkpoint(ckpt, net, opt, steps)
+            _checkpoint(ckpt, net, opt, step + 1, recipe)
+    _checkpoint(ckpt, net, opt, steps, recipe)
     net.eval()
 
 
@@ -229,7 +249,8 @@ def train_detector(cfg: TrainConfig, pools: list[list[TrainFrame]], weights: lis
         loss = loss_heat + loss_size + 0.5 * loss_off
         return loss, f"heat {loss_heat.item():.4f} size {loss_size.item():.4f} offset {loss_off.item():.4f}"
 
-    _fit("detector", net, opt, cfg.detector_steps, cfg, step_loss, log)
+    recipe = _recipe(cfg, ("real_weight", "detector_steps", "detector_batch", "detector_patch"))
+    _fit("detector", net, opt, cfg.detector_steps, cfg, step_loss, log, recipe)
     return net
 
 
@@ -243,12 +264,14 @@ def train_faces(
     hard_share: float = 0.0,
     camera_share: float = 0.0,
     standardised: bool = False,
+    hard_from: str | None = None,
 ) -> FaceNet:
     """The face network of ``cfg`` (its seed decides the start and every sample), checkpointed as
     ``name``; ``hard_share`` of its samples are dice of ``hard`` (pools and their weights, as
     :func:`hard_dice` gives them), and ``camera_share`` of them shifted as another camera would
     (:func:`vision.training.data.camera_shift`); ``standardised``: the network scales each crop's
-    channels to one contrast first (:class:`vision.training.nets.CropStandardise`)."""
+    channels to one contrast first (:class:`vision.training.nets.CropStandardise`); ``hard_from``
+    names the network that chose the hard dice (its file's SHA-256), for the checkpoint's recipe."""
     torch.manual_seed(cfg.seed + 1)
     net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context, standardise=standardised)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
@@ -269,7 +292,12 @@ def train_faces(
         loss = tf.cross_entropy(logits, target, label_smoothing=0.03)
         return loss, f"batch accuracy {(logits.argmax(1) == target).float().mean().item():.3f}"
 
-    _fit(name, net, opt, cfg.face_steps, cfg, step_loss, log)
+    recipe = _recipe(
+        cfg,
+        ("face_real_weight", "face_steps", "face_batch", "face_width", "crop_size", "crop_context", "negative_share", "second_look", "mine_rendered"),
+        hard_share=hard_share if hard is not None else 0.0, hard_dice=hard_from, camera_share=camera_share, standardised=standardised,
+    )  # fmt: skip
+    _fit(name, net, opt, cfg.face_steps, cfg, step_loss, log, recipe)
     return net
 
 
@@ -645,8 +673,9 @@ def _second_faces(
         crop_context=cfg.second_crop_context or cfg.crop_context,
     )
     file = second_faces_file(index)
-    hard = None
+    hard, hard_from = None, None
     if cfg.second_hard_share > 0:
+        hard_from = hashlib.sha256((Path(cfg.out) / FACES_FILE).read_bytes()).hexdigest()
         first_net = load_face_network(Path(cfg.out) / FACES_FILE, cfg.threads)
         first_temperature = float(first.get("temperature", 1.0))
 
@@ -663,7 +692,7 @@ def _second_faces(
         log(f"{file}: {sum(counts)} training dice the first network is unsure of or wrong about ({counts} by source), {cfg.second_hard_share:.0%} of its samples")
     second = train_faces(
         second_cfg, pools, weights, log, name=Path(file).stem.removeprefix("dice-"), hard=hard, hard_share=cfg.second_hard_share,
-        camera_share=cfg.second_camera_share, standardised=cfg.second_standardised,
+        camera_share=cfg.second_camera_share, standardised=cfg.second_standardised, hard_from=hard_from,
     )  # fmt: skip
     temperature = fit_temperature(second, val_frames) if val_frames else 1.0
     log(f"{file}: temperature {temperature}")
