@@ -188,9 +188,9 @@ def _resume(path: Path, net: torch.nn.Module, opt: torch.optim.Optimizer, recipe
 
 def _recipe(cfg: TrainConfig, fields: Sequence[str], **more: Any) -> dict[str, Any]:
     """What decides a network's training: ``fields`` of ``cfg`` (with the data it draws from) and ``more``."""
-    chosen = {name: getattr(cfg, name) for name in ("seed", "lr", "rendered", "rendered_limit", *fields)}
-    chosen["real"] = [[s.folder, s.boxes, s.weight] for s in cfg.real]
+    chosen = {name: getattr(cfg, name) for name in ("seed", "lr", "rendered_limit", *fields)}
     chosen["rendered"] = list(cfg.rendered)
+    chosen["real"] = [[s.folder, s.boxes, s.weight] for s in cfg.real]
     return chosen | more
 
 
