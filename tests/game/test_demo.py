@@ -148,12 +148,18 @@ def test_the_demo_drives_the_status_led_and_buttons_through_gpiozero_mock_pins(t
 def test_the_demo_spends_a_status_plays_a_card_and_leaves_a_record_that_replays(tmp_path: Path) -> None:
     from rules.records import GameRecord, replay
 
-    result = run_demo(tmp_path, seed=1)
+    # (the seeds are games that show these: what the tray reads decides each game's course)
+    result = run_demo(tmp_path, seed=13)
     text = "\n".join(result.transcript)
-    assert "spends Evasive" in text and "plays a card (+2 dmg)" in text
+    assert "Moon Elf spends Evasive" in text and "plays a card (+2 dmg)" in text
     assert "gain Evasive" in text and "inflict Blinded" in text
-    assert "Barbarian rolls 2 for Blinded: the ability has no effect" in text  # Overpower came to nothing
+    assert "Barbarian rolls 6 for Blinded: the ability stands" in text
     record = GameRecord.from_text((tmp_path / "game.dtr").read_text(encoding="utf-8"))
     state = replay(record).to_json()
-    assert [p["statuses"] for p in state["players"]] == [{}, {"Evasive": 1}]
-    assert (state["players"][0]["health"], state["players"][1]["health"]) == (40, 41)
+    assert [p["statuses"] for p in state["players"]] == [{"Blinded": 1}, {}]
+    # the record replays to the health the game ended with
+    ended = result.transcript[-1].rsplit(". ", 1)[-1]
+    assert ended == ", ".join(f"{p['name']} {p['health']} HP" for p in state["players"])
+    # and a Blinded roll of 1-2 brings an ability to nothing
+    other = run_demo(tmp_path / "other", seed=10)
+    assert "Barbarian rolls 2 for Blinded: the ability has no effect" in "\n".join(other.transcript)
