@@ -20,7 +20,6 @@ from N photos (or crops) per face instead of 5.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import tempfile
@@ -36,9 +35,8 @@ from calibration.build import build_from_folder
 from calibration.profiles import DieProfile
 from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
 from hardware.sim.training import random_lighting, random_optics, random_tray
-from vision.dataset import Dataset, LabelledImage, load_dataset
-from vision.evaluate import evaluate
-from vision.imageio import Frame
+from vision.dataset import Dataset, load_dataset
+from vision.evaluate import EvalReport, evaluate, score_image
 from vision.learned import LearnedReader
 from vision.profile_reader import TrayHint
 from vision.reader import DiceReader
@@ -156,23 +154,16 @@ def real_profile_and_rest(folder: Path, work: Path, shots: int = SHOTS) -> tuple
     return profile, Dataset(dataset.folder, rest)
 
 
-def with_corrected_labels(dataset: Dataset) -> Dataset:
-    """``dataset`` with its folder's label corrections made (those of the photos it holds)."""
+def against_corrected_labels(dataset: Dataset, report: EvalReport) -> EvalReport:
+    """``report``'s readings of ``dataset`` scored again against the folder's label corrections
+    (those of the photos it holds), nothing read again."""
     fixes = label_corrections(dataset.folder.resolve().name)
-    return Dataset(dataset.folder, tuple(LabelledImage(i.path, corrected(i.name, i.dice, fixes)) for i in dataset.images))
-
-
-def remembered(read: Any) -> Any:
-    """``read``, each frame's reading kept so a second scoring of the same photos reads nothing again."""
-    seen: dict[bytes, FrameReading] = {}
-
-    def read_once(frame: Frame) -> FrameReading:
-        key = hashlib.sha1(frame.tobytes()).digest()
-        if key not in seen:
-            seen[key] = read(frame)
-        return seen[key]
-
-    return read_once
+    return EvalReport(
+        tuple(
+            score_image(item.name, corrected(item.name, item.dice, fixes), FrameReading(result.read, result.ms))
+            for item, result in zip(dataset.images, report.results)
+        )
+    )
 
 
 def timed(read: Any, frames: list[Any]) -> float:
@@ -233,9 +224,8 @@ def main(argv: list[str] | None = None) -> int:
             profile, rest = real_profile_and_rest(folder, Path(tmp) / name, args.shots)
             if args.photos:
                 rest = Dataset(rest.folder, rest.images[:: max(1, len(rest.images) // args.photos)][: args.photos])
-            read = remembered(profile.reader().read)
-            report = evaluate(rest, read, progress=None)
-            checked = evaluate(with_corrected_labels(rest), read, progress=None)
+            report = evaluate(rest, profile.reader().read, progress=None)
+            checked = against_corrected_labels(rest, report)
             frames = [item.load() for item in rest.images[:12]]
             plain = DiceReader()
             out["real"][name] = {
