@@ -2,19 +2,21 @@
 
 From a few photos of the empty tray it learns the background (their per-pixel median), the
 region of interest (inside the ArUco markers at the tray's corners when there are any, else the
-whole frame) and, from photos with dice in them, the expected side of a die's top face in pixels.
+whole frame) and, from photos with dice in them, the expected side of a die's top face in pixels
+and, where they show pip dice, which way the camera looks (:mod:`vision.view`).
 It is saved like a die profile, in ``profiles_directory()/NAME/`` (default name ``tray``)::
 
     profile.json     {"format": "dicetray-tray-profile", "version": 1, "kind": "tray", "name": "tray",
-                      "frame_size": [w, h], "roi": [x, y, w, h], "die_side": 52.0,
+                      "frame_size": [w, h], "roi": [x, y, w, h], "die_side": 52.0, "view": "overhead",
                       "markers": [{"id": 0, "corners": [[x, y], ...]}], "background": "background.png"}
     background.png   the empty tray
 
 The reader for calibrated dice (:class:`vision.profile_reader.BodyDetector`) takes it as a
 :class:`~vision.profile_reader.TrayHint`: dice are then found against the real tray instead of a
 guess from the frame's border, only inside the region, and only at about the right size. The pip
-reader (:class:`vision.detect.FaceDetector`) takes no tray hint yet; without a tray profile
-everything still works.
+reader (:class:`vision.detect.FaceDetector`) takes no tray hint yet. Plain pip dice on a tray whose
+camera looks straight down are read by the learned reader without the pip reader's check
+(:func:`overhead_frames`). Without a tray profile everything still works.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from calibration.profiles import (
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.profile_reader import BodyDetector, TrayHint
+from vision.view import View, camera_view
 
 Frame = npt.NDArray[np.uint8]
 
@@ -70,6 +73,7 @@ class TrayProfile:
     die_side: float = 0.0
     markers: tuple[Marker, ...] = ()
     created: str = ""
+    view: View = View.UNKNOWN
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -87,7 +91,7 @@ class TrayProfile:
     def describe(self) -> str:
         w, h = self.frame_size
         side = f"die side {self.die_side:.0f} px" if self.die_side else "die side not measured"
-        return f"{w}x{h} frames, region {list(self.roi)}, {len(self.markers)} ArUco markers, {side}"
+        return f"{w}x{h} frames, region {list(self.roi)}, {len(self.markers)} ArUco markers, {side}; {_VIEWS[self.view]}"
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -97,8 +101,16 @@ class TrayProfile:
             "frame_size": list(self.frame_size),
             "roi": list(self.roi),
             "die_side": self.die_side,
+            "view": self.view.value,
             "markers": [{"id": m.id, "corners": [list(c) for c in m.corners]} for m in self.markers],
         }
+
+
+_VIEWS = {
+    View.OVERHEAD: "the camera looks straight down: pip dice are read by the learned reader, checked by the pip reader only where it is unsure",
+    View.OBLIQUE: "the camera looks at an angle: pip dice are read with the pip reader's check",
+    View.UNKNOWN: "the camera's view not told (photos with pip dice, --dice, tell it)",
+}
 
 
 def find_markers(frame: Frame) -> tuple[Marker, ...]:
@@ -130,7 +142,8 @@ def _region(markers: Sequence[Marker], width: int, height: int) -> tuple[int, in
 
 
 def calibrate_tray(name: str, empty: Sequence[Frame], with_dice: Iterable[Frame] = ()) -> TrayProfile:
-    """A tray profile from frames of the empty tray (and, to measure dice, frames with dice).
+    """A tray profile from frames of the empty tray (and, to measure dice and tell the camera's
+    view, frames with dice).
 
     :raises ProfileError: no frames, or frames of different sizes.
     """
@@ -146,14 +159,15 @@ def calibrate_tray(name: str, empty: Sequence[Frame], with_dice: Iterable[Frame]
     roi = _region(markers, shape[1], shape[0])
     sides: list[float] = []
     detector = BodyDetector(TrayHint(background, roi))
-    for frame in with_dice:
+    dice_frames = list(with_dice)
+    for frame in dice_frames:
         if frame.shape != shape:
             raise ProfileError(f"a photo with dice is {frame.shape[1]}x{frame.shape[0]}, the empty tray {shape[1]}x{shape[0]}")
         for candidate in detector.find(frame):
             quad = np.array(candidate.quad)
             sides.append(float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))))
     die_side = float(np.median(sides)) if sides else 0.0
-    return TrayProfile(name, background, roi, die_side, markers)
+    return TrayProfile(name, background, roi, die_side, markers, view=camera_view(dice_frames).view)
 
 
 def _load_all(paths: Sequence[str | os.PathLike[str]], what: str) -> list[Frame]:
@@ -213,7 +227,9 @@ def load_tray_profile(name_or_path: str | os.PathLike[str] = DEFAULT_TRAY) -> Tr
         markers = tuple(
             Marker(int(m["id"]), tuple((float(x), float(y)) for x, y in m["corners"])) for m in data.get("markers", [])
         )
-        return TrayProfile(str(data["name"]), background, roi, float(data.get("die_side", 0.0)), markers, str(data.get("created", "")))
+        # a profile saved before views were told has none: the camera's view is not known
+        view = View(data.get("view", View.UNKNOWN.value))
+        return TrayProfile(str(data["name"]), background, roi, float(data.get("die_side", 0.0)), markers, str(data.get("created", "")), view)
     except (KeyError, TypeError, ValueError) as error:
         raise ProfileError(f"{where!r}: bad tray profile: {error}") from None
 
@@ -224,3 +240,17 @@ def saved_tray_hint(name: str = DEFAULT_TRAY) -> TrayHint | None:
         return load_tray_profile(name).hint()
     except CalibrationMissing:
         return None
+
+
+def overhead_frames(name: str = DEFAULT_TRAY) -> tuple[int, int] | None:
+    """The frame size (width, height) of the saved tray profile's camera when it looks straight
+    down (:mod:`vision.view`), for :class:`vision.reader.DiceReader`'s ``overhead_frames``; ``None``
+    when there is no tray profile or its camera's view is oblique or not told.
+
+    :raises ProfileError: the saved tray profile is corrupt (named).
+    """
+    try:
+        tray = load_tray_profile(name)
+    except CalibrationMissing:
+        return None
+    return tray.frame_size if tray.view is View.OVERHEAD else None

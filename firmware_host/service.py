@@ -828,6 +828,8 @@ def build_service(
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
+        if getattr(reader, "overhead_frames", None) is not None:
+            log.info("the tray's camera looks straight down (its tray profile): %dx%d frames are checked by the pip reader only where a die is unsure", *reader.overhead_frames)
         fresh = new_game(config.game)
         game = None
         if config.game.resume:

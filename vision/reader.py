@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Literal
 
 from vision.beside import ThreadBeside
 from vision.classify import FaceClassifier, FaceResult, PipClassifier
@@ -31,7 +32,10 @@ class DiceReader:
     the same frame: where both read a die and disagree it is ``unreadable``, where only one reads
     it that reading stands (:func:`vision.combine.combine`). With ``threads`` of 2 (the default
     where the process may use more than one core, as on a Raspberry Pi) the pip reader's search
-    runs beside the learned reader, in a thread of the reader's own; the reading is the same. With a ``classifier`` or a ``detector``, the rule-based detector's faces are
+    runs beside the learned reader, in a thread of the reader's own; the reading is the same.
+    Frames of the size ``overhead_frames`` (width, height: a calibrated tray's camera that looks
+    straight down, :mod:`vision.view`; ``"any"`` for frames of every size) are checked only where the learned reader left a die
+    unsure: no side face shows there, so the check has nothing else to mend. With a ``classifier`` or a ``detector``, the rule-based detector's faces are
     read by ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly
     outside the frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the
     classifier cannot read ``unreadable``. A die only a rule-based finder found, where the learned
@@ -53,9 +57,11 @@ class DiceReader:
         learned: LearnedReader | None = None,
         pip_check: bool = True,
         threads: int | None = None,
+        overhead_frames: tuple[int, int] | Literal["any"] | None = None,
     ) -> None:
         self.learned: LearnedReader | None = None
         self.pip_check = pip_check
+        self.overhead_frames = overhead_frames
         self._beside = ThreadBeside(threads)
         if classifier is None and detector is None:
             self.learned = learned if learned is not None else LearnedReader()
@@ -69,7 +75,8 @@ class DiceReader:
 
     def __repr__(self) -> str:
         if self.learned is not None:
-            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r}, threads={self.threads!r})"
+            overhead = f", overhead_frames={self.overhead_frames!r}" if self.overhead_frames is not None else ""
+            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r}, threads={self.threads!r}{overhead})"
         return f"DiceReader(classifier={self.classifier!r}, detector={self.detector!r})"
 
     def read(self, frame: Frame) -> FrameReading:
@@ -86,9 +93,17 @@ class DiceReader:
             detector = self.detector
             # the pip classifier reads layouts alone: the faces need no crops
             crops = type(self.classifier) is not PipClassifier
+            overhead = self.overhead_frames == "any" or (frame.shape[1], frame.shape[0]) == self.overhead_frames
+
+            def search() -> tuple[list[FaceCandidate], list[tuple[float, float]]]:
+                return detector.find_with_side_faces(frame, crops=crops)
+
             # the pip search on a second core while the learned reader reads (vision.beside)
-            searched = self._beside.start(lambda: detector.find_with_side_faces(frame, crops=crops)) if self.pip_check else None
+            searched = self._beside.start(search) if self.pip_check and not overhead else None
             reading = self.learned.read(frame)
+            if self.pip_check and overhead and any(d.status is DieStatus.UNREADABLE for d in reading.dice):
+                # Seen straight down no side face shows: the check has only unsure dice to settle.
+                searched = self._beside.start(search)
             if searched is not None:
                 faces, side_faces = searched()
                 learned = self.learned

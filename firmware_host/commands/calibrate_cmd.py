@@ -59,7 +59,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     tray.add_argument("--from", dest="images", nargs="+", required=True, metavar="IMAGE", type=Path,
                       help="photos of the empty tray (several: their median is used)")
     tray.add_argument("--dice", nargs="*", default=[], metavar="IMAGE", type=Path,
-                      help="photos of the tray with dice in it, to measure the die size")
+                      help="photos of the tray with dice in it, to measure the die size and, with pip dice, tell which way the camera looks")
     tray.add_argument("--name", default="tray", help="profile name (default: tray)")
     tray.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
     tray.set_defaults(handler=run_tray)

@@ -41,6 +41,11 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         help="which images to read; a folder the model was trained on defaults to its held-out split, any other to all",
     )
     evaluate.add_argument(
+        "--overhead",
+        action="store_true",
+        help="read as for a tray whose camera looks straight down: the pip reader checks only frames where the learned reader left a die unsure",
+    )
+    evaluate.add_argument(
         "--shift",
         metavar="NAME",
         help="read each photo as another camera would have taken it (vision.camera_shifts): "
@@ -49,17 +54,24 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     evaluate.set_defaults(handler=run_eval)
 
 
-def make_reader(profile: str | None, model: Path | None = None) -> Any:
+def make_reader(profile: str | None, model: Path | None = None, *, overhead: bool | None = None) -> Any:
     """The reader for ``--profile`` (``None``: plain pip dice, with the learned ``model`` folder if
-    given); several profiles, comma-separated, read a tray of dice of several designs."""
+    given); several profiles, comma-separated, read a tray of dice of several designs.
+
+    ``overhead``, for plain pip dice: ``None`` reads frames of the saved tray's camera as seen
+    straight down where that camera looks so (:func:`calibration.tray.overhead_frames`: the pip
+    check only for a frame with an unsure die), ``True`` every frame so, ``False`` none."""
     from vision.reader import DiceReader
 
     if profile is None:
+        from calibration.tray import overhead_frames
+
+        options: dict[str, Any] = {"overhead_frames": overhead_frames() if overhead is None else "any" if overhead else None}
         if model is None:
-            return DiceReader()
+            return DiceReader(**options)
         from vision.learned import LearnedModel, LearnedReader
 
-        return DiceReader(learned=LearnedReader(LearnedModel(model)))
+        return DiceReader(learned=LearnedReader(LearnedModel(model)), **options)
     if model is not None:
         raise UsageError("--model and --profile cannot be used together: a profile brings its own reader")
     from calibration.profiles import load_profile
@@ -152,7 +164,10 @@ def run_eval(args: argparse.Namespace) -> int:
     from vision.splits import HELD_OUT, subset
 
     dataset = load_dataset(args.dataset)
-    reader = make_reader(args.profile, args.model)
+    if args.overhead and args.profile is not None:
+        raise UsageError("--overhead is for plain pip dice; a profile brings its own reader")
+    # a labelled folder's photos come from cameras of their own, not the saved tray's
+    reader = make_reader(args.profile, args.model, overhead=args.overhead)
     trained_on = _trained_on(reader)
     known = dataset.folder.resolve().name in trained_on
     split = args.split or ("held-out" if known else "all")
@@ -174,9 +189,11 @@ def run_eval(args: argparse.Namespace) -> int:
             raise UsageError(f"--shift: no shift {args.shift!r}; there are {', '.join(SHIFTS)}")
         shift = SHIFTS[args.shift]
         heading += f", each as shifted by {args.shift!r}: {(shift.__doc__ or '').strip()}"
+    if args.overhead:
+        heading += ", read as for a tray whose camera looks straight down (the pip check only where a die is unsure)"
     report = evaluate(dataset, reader.read, progress=sys.stderr, shift=shift)
     if args.json:
-        print(json.dumps({"dataset": str(args.dataset), "split": split, "shift": args.shift, **report.to_json()}))
+        print(json.dumps({"dataset": str(args.dataset), "split": split, "shift": args.shift, "overhead": args.overhead, **report.to_json()}))
     else:
         print(heading)
         print(report.summary())

@@ -159,6 +159,7 @@ def test_tray_profile_finds_markers_and_die_size(tmp_path):
     x, y, rw, rh = profile.roi
     assert 30 <= x <= 50 and 30 <= y <= 50 and rw > w - 120 and rh > h - 120
     assert 50 <= profile.die_side <= 75
+    assert profile.view.value == "unknown"  # hero dice show no pips to tell the camera's view by
     folder = save_tray_profile(profile)
     loaded = load_tray_profile()
     assert loaded.roi == profile.roi and loaded.die_side == profile.die_side

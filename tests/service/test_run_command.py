@@ -231,3 +231,24 @@ def test_long_runs_on_mock_pins_forget_the_pin_history(pins) -> None:
         assert service._housekeeping is not None  # wired for mock pins, every 10 s of the loop
     finally:
         service.close()
+
+
+def test_a_tray_calibrated_as_seen_from_above_reads_its_camera_without_the_pip_check(tmp_path: Path, caplog) -> None:
+    import numpy as np
+
+    from calibration.tray import calibrate_tray, save_tray_profile
+    from hardware.sim import random_scene, render_tray
+
+    rng = np.random.default_rng(3)
+    frames = [render_tray(random_scene(rng, dice, tilt_deg=0), rng).frame for dice in (0, 6, 6, 6, 6)]
+    save_tray_profile(calibrate_tray("tray", frames[:1], frames[1:]))
+    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
+    with caplog.at_level(logging.INFO):
+        service = build_service(config)
+        try:
+            assert service.run(max_frames=5) == 0
+        finally:
+            service.close()
+    size = (frames[0].shape[1], frames[0].shape[0])
+    assert service.reader.overhead_frames == size
+    assert any(f"{size[0]}x{size[1]} frames are checked by the pip reader only where a die is unsure" in r.message for r in caplog.records)

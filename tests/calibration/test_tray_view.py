@@ -1,0 +1,108 @@
+"""The tray profile tells which way its camera looks, and plain pip dice on a tray seen straight
+down are checked by the pip reader only where the learned reader is unsure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.errors import ProfileError
+from calibration.tray import calibrate_tray, load_tray_profile, overhead_frames, save_tray_profile
+from firmware_host.cli import main
+from firmware_host.commands.vision_cmd import make_reader
+from hardware.sim import Background, random_scene, render_tray
+from vision.view import View
+
+FELT = Background("plain", (50, 80, 40), 5)
+REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
+
+
+def _tray_photos(tilt_deg: float, seed: int = 3) -> tuple[np.ndarray, list[np.ndarray]]:
+    """An empty tray and four photos of pip dice in it, the camera at ``tilt_deg``."""
+    rng = np.random.default_rng(seed)
+    empty = render_tray(random_scene(rng, 0, background=FELT, tilt_deg=tilt_deg), rng).frame
+    with_dice = [render_tray(random_scene(rng, 6, background=FELT, tilt_deg=tilt_deg), rng).frame for _ in range(4)]
+    return empty, with_dice
+
+
+def test_a_tray_seen_from_above_reads_its_frames_without_the_pip_check() -> None:
+    empty, with_dice = _tray_photos(0)
+    profile = calibrate_tray("tray", [empty], with_dice)
+    assert profile.view is View.OVERHEAD
+    assert "looks straight down" in profile.describe()
+    save_tray_profile(profile)
+    assert load_tray_profile().view is View.OVERHEAD
+    size = (empty.shape[1], empty.shape[0])
+    assert overhead_frames() == size
+    assert make_reader(None).overhead_frames == size
+    # a labelled folder's photos come from other cameras: dicetray eval never takes the tray's view
+    assert make_reader(None, overhead=False).overhead_frames is None
+    assert make_reader(None, overhead=True).overhead_frames == "any"
+
+
+def test_a_tray_seen_at_an_angle_keeps_the_pip_check() -> None:
+    empty, with_dice = _tray_photos(40)
+    profile = calibrate_tray("tray", [empty], with_dice)
+    assert profile.view is View.OBLIQUE
+    save_tray_profile(profile)
+    assert overhead_frames() is None
+    reader = make_reader(None)
+    assert reader.pip_check and reader.overhead_frames is None
+
+
+def test_no_dice_photos_and_no_profile_leave_the_view_untold() -> None:
+    empty, _ = _tray_photos(0)
+    assert overhead_frames() is None  # no tray profile saved
+    profile = calibrate_tray("tray", [empty])
+    assert profile.view is View.UNKNOWN
+    save_tray_profile(profile)
+    assert overhead_frames() is None and load_tray_profile().summary()["view"] == "unknown"
+
+
+def test_a_profile_saved_before_views_were_told_loads_as_untold_and_a_bad_view_is_named() -> None:
+    empty, with_dice = _tray_photos(0)
+    folder = save_tray_profile(calibrate_tray("tray", [empty], with_dice))
+    manifest = folder / "profile.json"
+    data = json.loads(manifest.read_text())
+    del data["view"]
+    manifest.write_text(json.dumps(data))
+    assert load_tray_profile().view is View.UNKNOWN
+    data["view"] = "sideways"
+    manifest.write_text(json.dumps(data))
+    with pytest.raises(ProfileError, match="profile.json.*sideways"):
+        load_tray_profile()
+    with pytest.raises(ProfileError, match="sideways"):
+        make_reader(None)
+    assert json.loads(manifest.read_text())["view"] == "sideways"  # left as it was, for the owner to see
+
+
+def test_cli_calibrate_tray_says_which_way_the_camera_looks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty, with_dice = _tray_photos(0)
+    cv2.imwrite(str(tmp_path / "empty.png"), empty)
+    dice = []
+    for index, frame in enumerate(with_dice):
+        dice.append(str(tmp_path / f"dice_{index}.png"))
+        cv2.imwrite(dice[-1], frame)
+    assert main(["calibrate", "tray", "--from", str(tmp_path / "empty.png"), "--dice", *dice]) == 0
+    assert "the camera looks straight down: pip dice are read by the learned reader, checked by the pip reader only where it is unsure" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_eval_overhead_reads_without_the_pip_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = json.loads((REAL_D6 / "labels.json").read_text())
+    # dice_46: an oblique photo where the learned reader alone reads a side face as a die
+    chosen = [e for e in labels if e["image"] == "dice_46.jpg"]
+    (tmp_path / "dice_46.jpg").write_bytes((REAL_D6 / "dice_46.jpg").read_bytes())
+    (tmp_path / "labels.json").write_text(json.dumps(chosen))
+    assert main(["eval", str(tmp_path), "--json"]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    assert main(["eval", str(tmp_path), "--json", "--overhead"]) == 0
+    unchecked = json.loads(capsys.readouterr().out)
+    assert checked["overhead"] is False and unchecked["overhead"] is True
+    assert checked["precision"] == 1.0 and unchecked["precision"] < 1.0
+    assert main(["eval", str(tmp_path), "--overhead", "--profile", "any"]) == 2
+    assert "--overhead is for plain pip dice" in capsys.readouterr().err
