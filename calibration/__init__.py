@@ -35,7 +35,7 @@ From free rolls (:mod:`calibration.auto`)::
 
 The tray (:mod:`calibration.tray`)::
 
-    tray = calibrate_tray("tray", empty_frames, frames_with_dice)   # background, ROI, ArUco, die size
+    tray = calibrate_tray("tray", empty_frames, frames_with_dice)   # background, ROI, ArUco, die size, view
     save_tray_profile(tray); load_tray_profile().hint()             # a vision.profile_reader.TrayHint
 
 ``profile.reader(saved_tray_hint())`` reads a die set: a :class:`vision.reader.DiceReader` (the
