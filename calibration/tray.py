@@ -15,8 +15,8 @@ The reader for calibrated dice (:class:`vision.profile_reader.BodyDetector`) tak
 :class:`~vision.profile_reader.TrayHint`: dice are then found against the real tray instead of a
 guess from the frame's border, only inside the region, and only at about the right size. The pip
 reader (:class:`vision.detect.FaceDetector`) takes no tray hint yet. Plain pip dice on a tray whose
-camera looks straight down are read by the learned reader without the pip reader's check
-(:func:`overhead_frames`). Without a tray profile everything still works.
+camera looks straight down are checked by the pip reader only where the learned reader is
+unsure (:func:`overhead_frames`). Without a tray profile everything still works.
 """
 
 from __future__ import annotations

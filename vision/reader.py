@@ -34,11 +34,14 @@ class DiceReader:
     where the process may use more than one core, as on a Raspberry Pi) the pip reader's search
     runs beside the learned reader, in a thread of the reader's own; the reading is the same.
     Frames of the size ``overhead_frames`` (width, height: a calibrated tray's camera that looks
-    straight down, :mod:`vision.view`; ``"any"`` for frames of every size) are checked only where the learned reader left a die
-    unsure: no side face shows there, so the check has nothing else to mend. With a ``classifier`` or a ``detector``, the rule-based detector's faces are
-    read by ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly
-    outside the frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the
-    classifier cannot read ``unreadable``. A die only a rule-based finder found, where the learned
+    straight down, :mod:`vision.view`; ``"any"`` for frames of every size) are checked only
+    where the learned reader left a die unsure: no side face shows there, so the check has
+    nothing else to mend.
+
+    With a ``classifier`` or a ``detector``, the rule-based detector's faces are read by
+    ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly outside the
+    frame is ``occluded``, one tilted unlike the others ``cocked``, one whose face the classifier
+    cannot read ``unreadable``. A die only a rule-based finder found, where the learned
     detector saw none (a :class:`~vision.profile_reader.DetectedFace` not ``by_detector``), stands
     only where it is read ``ok`` or as one of a few faces sharing a symbol. Only ``ok`` dice carry
     a value.

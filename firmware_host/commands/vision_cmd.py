@@ -66,12 +66,12 @@ def make_reader(profile: str | None, model: Path | None = None, *, overhead: boo
     if profile is None:
         from calibration.tray import overhead_frames
 
-        options: dict[str, Any] = {"overhead_frames": overhead_frames() if overhead is None else "any" if overhead else None}
+        frames: tuple[int, int] | str | None = overhead_frames() if overhead is None else ("any" if overhead else None)
         if model is None:
-            return DiceReader(**options)
+            return DiceReader(overhead_frames=frames)
         from vision.learned import LearnedModel, LearnedReader
 
-        return DiceReader(learned=LearnedReader(LearnedModel(model)), **options)
+        return DiceReader(learned=LearnedReader(LearnedModel(model)), overhead_frames=frames)
     if model is not None:
         raise UsageError("--model and --profile cannot be used together: a profile brings its own reader")
     from calibration.profiles import load_profile
