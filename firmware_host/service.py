@@ -792,6 +792,26 @@ def _describe(reading: FrameReading) -> str:
 # -- wiring from a config ---------------------------------------------------------------------------
 
 
+def _say_tray_view() -> None:
+    """Says in the log how the tray's camera is read (plain pip dice): where it looks straight down,
+    the pip reader checks only frames with an unsure die (one core, not two); a tray profile that
+    does not tell its view (saved before views were told, or from photos without pip dice) is
+    worth calibrating again."""
+    from calibration.errors import CalibrationMissing
+    from calibration.tray import load_tray_profile
+    from vision.view import View
+
+    try:
+        tray = load_tray_profile()
+    except CalibrationMissing:
+        return
+    width, height = tray.frame_size
+    if tray.view is View.OVERHEAD:
+        log.info("the tray's camera looks straight down (its tray profile): %dx%d frames are checked by the pip reader only where a die is unsure", width, height)
+    elif tray.view is View.UNKNOWN:
+        log.info("the tray profile does not tell which way the camera looks: calibrate the tray again with photos of pip dice in it (dicetray calibrate tray --dice ...) to read a camera that looks straight down on one core")
+
+
 def build_service(
     config: Config,
     *,
@@ -828,8 +848,8 @@ def build_service(
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
-        if getattr(reader, "overhead_frames", None) is not None:
-            log.info("the tray's camera looks straight down (its tray profile): %dx%d frames are checked by the pip reader only where a die is unsure", *reader.overhead_frames)
+        if config.profile is None:
+            _say_tray_view()
         fresh = new_game(config.game)
         game = None
         if config.game.resume:

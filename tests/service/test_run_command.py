@@ -252,3 +252,19 @@ def test_a_tray_calibrated_as_seen_from_above_reads_its_camera_without_the_pip_c
     size = (frames[0].shape[1], frames[0].shape[0])
     assert service.reader.overhead_frames == size
     assert any(f"{size[0]}x{size[1]} frames are checked by the pip reader only where a die is unsure" in r.message for r in caplog.records)
+
+
+def test_a_tray_profile_that_does_not_tell_its_view_is_worth_calibrating_again(tmp_path: Path, caplog) -> None:
+    import numpy as np
+
+    from calibration.tray import calibrate_tray, save_tray_profile
+    from hardware.sim import random_scene, render_tray
+
+    rng = np.random.default_rng(3)
+    save_tray_profile(calibrate_tray("tray", [render_tray(random_scene(rng, 0, tilt_deg=0), rng).frame]))
+    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
+    with caplog.at_level(logging.INFO):
+        service = build_service(config)
+        service.close()
+    assert service.reader.overhead_frames is None
+    assert any("calibrate the tray again with photos of pip dice" in r.message for r in caplog.records)
