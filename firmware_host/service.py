@@ -792,11 +792,12 @@ def _describe(reading: FrameReading) -> str:
 # -- wiring from a config ---------------------------------------------------------------------------
 
 
-def _say_tray_view() -> None:
-    """Says in the log how the tray's camera is read (plain pip dice): where it looks straight down,
-    the pip reader checks only frames with an unsure die (one core, not two); a tray profile that
-    does not tell its view (saved before views were told, or from photos without pip dice) is
-    worth calibrating again."""
+def _say_tray_profile(config: Config) -> None:
+    """Says in the log what the saved tray profile does for this camera: nothing when it was made
+    from photos of another size (its background, region and view are of those photos); for plain
+    pip dice, how the camera is read (where it looks straight down, the pip reader checks only
+    frames with an unsure die: one core, not two), or that a profile that does not tell its view
+    (saved before views were told, or from photos without pip dice) is worth calibrating again."""
     from calibration.errors import CalibrationMissing
     from calibration.tray import load_tray_profile
     from vision.view import View
@@ -806,6 +807,14 @@ def _say_tray_view() -> None:
     except CalibrationMissing:
         return
     width, height = tray.frame_size
+    if (width, height) != (config.frames.width, config.frames.height):
+        log.warning(
+            "the tray profile was made from %dx%d photos and the camera gives %dx%d frames: it is not used; calibrate the tray again from photos at %dx%d",
+            width, height, config.frames.width, config.frames.height, config.frames.width, config.frames.height,
+        )  # fmt: skip
+        return
+    if config.profile is not None:
+        return
     if tray.view is View.OVERHEAD:
         log.info("the tray's camera looks straight down (its tray profile): %dx%d frames are checked by the pip reader only where a die is unsure", width, height)
     elif tray.view is View.UNKNOWN:
@@ -848,8 +857,7 @@ def build_service(
     opened: list[Any] = []
     try:
         reader = make_reader(config.profile)
-        if config.profile is None:
-            _say_tray_view()
+        _say_tray_profile(config)
         fresh = new_game(config.game)
         game = None
         if config.game.resume:

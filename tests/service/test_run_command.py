@@ -268,3 +268,22 @@ def test_a_tray_profile_that_does_not_tell_its_view_is_worth_calibrating_again(t
         service.close()
     assert service.reader.overhead_frames is None
     assert any("calibrate the tray again with photos of pip dice" in r.message for r in caplog.records)
+
+
+def test_a_tray_profile_made_from_photos_of_another_size_is_named_as_unused(tmp_path: Path, caplog) -> None:
+    import numpy as np
+
+    from calibration.tray import calibrate_tray, save_tray_profile
+    from hardware.sim import random_scene, render_tray
+
+    rng = np.random.default_rng(3)
+    frames = [render_tray(random_scene(rng, dice, tilt_deg=0), rng).frame for dice in (0, 6, 6, 6, 6)]
+    frames = [cv2.resize(f, (f.shape[1] * 2, f.shape[0] * 2)) for f in frames]  # photos at twice the camera's size
+    save_tray_profile(calibrate_tray("tray", frames[:1], frames[1:]))
+    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
+    with caplog.at_level(logging.INFO):
+        service = build_service(config)
+        service.close()
+    warnings = [r.message for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("made from 1280x960 photos and the camera gives 640x480 frames: it is not used" in m for m in warnings)
+    assert not any("looks straight down" in r.message for r in caplog.records)
