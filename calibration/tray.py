@@ -46,7 +46,7 @@ from calibration.profiles import (
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.profile_reader import BodyDetector, TrayHint
-from vision.view import View, camera_view
+from vision.view import SAID, View, camera_view
 
 Frame = npt.NDArray[np.uint8]
 
@@ -74,6 +74,7 @@ class TrayProfile:
     markers: tuple[Marker, ...] = ()
     created: str = ""
     view: View = View.UNKNOWN
+    view_seen: str = ""  # what the view was told from (ViewFinding.describe), for the owner to read
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -91,7 +92,8 @@ class TrayProfile:
     def describe(self) -> str:
         w, h = self.frame_size
         side = f"die side {self.die_side:.0f} px" if self.die_side else "die side not measured"
-        return f"{w}x{h} frames, region {list(self.roi)}, {len(self.markers)} ArUco markers, {side}; {_VIEWS[self.view]}"
+        seen = self.view_seen or SAID[self.view]
+        return f"{w}x{h} frames, region {list(self.roi)}, {len(self.markers)} ArUco markers, {side}; {seen}: {_READ[self.view]}"
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -102,14 +104,15 @@ class TrayProfile:
             "roi": list(self.roi),
             "die_side": self.die_side,
             "view": self.view.value,
+            "view_seen": self.view_seen,
             "markers": [{"id": m.id, "corners": [list(c) for c in m.corners]} for m in self.markers],
         }
 
 
-_VIEWS = {
-    View.OVERHEAD: "the camera looks straight down: pip dice are read by the learned reader, checked by the pip reader only where it is unsure",
-    View.OBLIQUE: "the camera looks at an angle: pip dice are read with the pip reader's check",
-    View.UNKNOWN: "the camera's view not told (photos with pip dice, --dice, tell it)",
+_READ = {
+    View.OVERHEAD: "pip dice are read by the learned reader, checked by the pip reader only where it is unsure",
+    View.OBLIQUE: "pip dice are read with the pip reader's check",
+    View.UNKNOWN: "pip dice are read with the pip reader's check",
 }
 
 
@@ -167,7 +170,8 @@ def calibrate_tray(name: str, empty: Sequence[Frame], with_dice: Iterable[Frame]
             quad = np.array(candidate.quad)
             sides.append(float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))))
     die_side = float(np.median(sides)) if sides else 0.0
-    return TrayProfile(name, background, roi, die_side, markers, view=camera_view(dice_frames).view)
+    finding = camera_view(dice_frames)
+    return TrayProfile(name, background, roi, die_side, markers, view=finding.view, view_seen=finding.describe())
 
 
 def _load_all(paths: Sequence[str | os.PathLike[str]], what: str) -> list[Frame]:
@@ -229,7 +233,8 @@ def load_tray_profile(name_or_path: str | os.PathLike[str] = DEFAULT_TRAY) -> Tr
         )
         # a profile saved before views were told has none: the camera's view is not known
         view = View(data.get("view", View.UNKNOWN.value))
-        return TrayProfile(str(data["name"]), background, roi, float(data.get("die_side", 0.0)), markers, str(data.get("created", "")), view)
+        seen = str(data.get("view_seen", ""))
+        return TrayProfile(str(data["name"]), background, roi, float(data.get("die_side", 0.0)), markers, str(data.get("created", "")), view, seen)
     except (KeyError, TypeError, ValueError) as error:
         raise ProfileError(f"{where!r}: bad tray profile: {error}") from None
 

@@ -38,6 +38,14 @@ class View(enum.Enum):
     UNKNOWN = "unknown"  # not told: no frames with enough pip dice in them
 
 
+#: How each view is said to a player.
+SAID = {
+    View.OVERHEAD: "the camera looks straight down",
+    View.OBLIQUE: "the camera looks at an angle",
+    View.UNKNOWN: "the camera's view is not told",
+}
+
+
 @dataclass(frozen=True)
 class ViewFinding:
     """The view and what it was told from: laid-out faces, their median squareness, side faces."""
@@ -49,11 +57,8 @@ class ViewFinding:
 
     def describe(self) -> str:
         seen = f"{self.faces} pip faces, median squareness {self.squareness:.2f}, {self.side_faces} side faces"
-        if self.view is View.OVERHEAD:
-            return f"the camera looks straight down ({seen})"
-        if self.view is View.OBLIQUE:
-            return f"the camera looks at an angle ({seen})"
-        return f"the camera's view is not told ({seen}; photos of pip dice tell it)"
+        hint = "; photos of pip dice tell it" if self.view is View.UNKNOWN else ""
+        return f"{SAID[self.view]} ({seen}{hint})"
 
 
 def camera_view(frames: Iterable[Frame], detector: FaceDetector | None = None) -> ViewFinding:

@@ -35,7 +35,9 @@ def test_a_tray_seen_from_above_reads_its_frames_without_the_pip_check() -> None
     assert profile.view is View.OVERHEAD
     assert "looks straight down" in profile.describe()
     save_tray_profile(profile)
-    assert load_tray_profile().view is View.OVERHEAD
+    loaded = load_tray_profile()
+    assert loaded.view is View.OVERHEAD and loaded.view_seen == profile.view_seen
+    assert loaded.view_seen.startswith("the camera looks straight down (") and "pip faces, median squareness 0.9" in loaded.view_seen
     size = (empty.shape[1], empty.shape[0])
     assert overhead_frames() == size
     assert make_reader(None).overhead_frames == size
@@ -88,7 +90,8 @@ def test_cli_calibrate_tray_says_which_way_the_camera_looks(tmp_path: Path, caps
         dice.append(str(tmp_path / f"dice_{index}.png"))
         cv2.imwrite(dice[-1], frame)
     assert main(["calibrate", "tray", "--from", str(tmp_path / "empty.png"), "--dice", *dice]) == 0
-    assert "the camera looks straight down: pip dice are read by the learned reader, checked by the pip reader only where it is unsure" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the camera looks straight down (" in out and "0 side faces): pip dice are read by the learned reader, checked by the pip reader only where it is unsure" in out
 
 
 @pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
