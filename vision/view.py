@@ -4,8 +4,8 @@ The rule-based pip reader checks the learned reader (:class:`vision.reader.DiceR
 ``pip_check``). What it adds is in an oblique view: there a die's side faces show, the learned
 reader reads one as a die of its own, and the pip reader, which knows a side face from a top face,
 drops it. Seen straight down, no side face shows: the check can only settle dice the learned
-reader is unsure of, while it costs about as much as the learned reader. A camera fixed over a tray is seen once, at tray
-calibration, and its view kept.
+reader is unsure of, while it costs about as much as the learned reader. A camera fixed over a
+tray is seen once, at tray calibration, and its view kept.
 
 A camera looks straight down when, over the frames, the pip reader saw no side face and the faces
 it laid out look square: their pips' minor/major axis ratio (1.0 square-on, cos of the view angle

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -233,57 +234,52 @@ def test_long_runs_on_mock_pins_forget_the_pin_history(pins) -> None:
         service.close()
 
 
-def test_a_tray_calibrated_as_seen_from_above_reads_its_camera_without_the_pip_check(tmp_path: Path, caplog) -> None:
+def _save_tray_seen_from_above(dice_photos: int, scale: int = 1) -> tuple[int, int]:
+    """Saves the tray profile of rendered photos taken straight down: an empty tray, then
+    ``dice_photos`` with six pip dice, at ``scale`` times the simulated camera's size; returns
+    the photos' size (width, height)."""
     import numpy as np
 
     from calibration.tray import calibrate_tray, save_tray_profile
     from hardware.sim import random_scene, render_tray
 
     rng = np.random.default_rng(3)
-    frames = [render_tray(random_scene(rng, dice, tilt_deg=0), rng).frame for dice in (0, 6, 6, 6, 6)]
+    frames = [render_tray(random_scene(rng, dice, tilt_deg=0), rng).frame for dice in (0,) + (6,) * dice_photos]
+    frames = [cv2.resize(f, (f.shape[1] * scale, f.shape[0] * scale)) for f in frames]
     save_tray_profile(calibrate_tray("tray", frames[:1], frames[1:]))
+    return frames[0].shape[1], frames[0].shape[0]
+
+
+def _service_started(tmp_path: Path, caplog, frames: int = 0) -> Any:
+    """The service on the simulated tray, its log at INFO, run for ``frames`` frames and closed."""
     config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
     with caplog.at_level(logging.INFO):
         service = build_service(config)
         try:
-            assert service.run(max_frames=5) == 0
+            if frames:
+                assert service.run(max_frames=frames) == 0
         finally:
             service.close()
-    size = (frames[0].shape[1], frames[0].shape[0])
+    return service
+
+
+def test_a_tray_calibrated_as_seen_from_above_reads_its_camera_without_the_pip_check(tmp_path: Path, caplog) -> None:
+    size = _save_tray_seen_from_above(dice_photos=4)
+    service = _service_started(tmp_path, caplog, frames=5)
     assert service.reader.overhead_frames == size
     assert any(f"{size[0]}x{size[1]} frames are checked by the pip reader only where a die is unsure" in r.message for r in caplog.records)
 
 
 def test_a_tray_profile_that_does_not_tell_its_view_is_worth_calibrating_again(tmp_path: Path, caplog) -> None:
-    import numpy as np
-
-    from calibration.tray import calibrate_tray, save_tray_profile
-    from hardware.sim import random_scene, render_tray
-
-    rng = np.random.default_rng(3)
-    save_tray_profile(calibrate_tray("tray", [render_tray(random_scene(rng, 0, tilt_deg=0), rng).frame]))
-    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
-    with caplog.at_level(logging.INFO):
-        service = build_service(config)
-        service.close()
+    _save_tray_seen_from_above(dice_photos=0)
+    service = _service_started(tmp_path, caplog)
     assert service.reader.overhead_frames is None
     assert any("calibrate the tray again with photos of pip dice" in r.message for r in caplog.records)
 
 
 def test_a_tray_profile_made_from_photos_of_another_size_is_named_as_unused(tmp_path: Path, caplog) -> None:
-    import numpy as np
-
-    from calibration.tray import calibrate_tray, save_tray_profile
-    from hardware.sim import random_scene, render_tray
-
-    rng = np.random.default_rng(3)
-    frames = [render_tray(random_scene(rng, dice, tilt_deg=0), rng).frame for dice in (0, 6, 6, 6, 6)]
-    frames = [cv2.resize(f, (f.shape[1] * 2, f.shape[0] * 2)) for f in frames]  # photos at twice the camera's size
-    save_tray_profile(calibrate_tray("tray", frames[:1], frames[1:]))
-    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
-    with caplog.at_level(logging.INFO):
-        service = build_service(config)
-        service.close()
+    _save_tray_seen_from_above(dice_photos=4, scale=2)  # photos at twice the camera's size
+    _service_started(tmp_path, caplog)
     warnings = [r.message for r in caplog.records if r.levelno == logging.WARNING]
     assert any("made from 1280x960 photos and the camera gives 640x480 frames: it is not used" in m for m in warnings)
     assert not any("looks straight down" in r.message for r in caplog.records)
