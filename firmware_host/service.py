@@ -263,6 +263,8 @@ class TrayService:
         self._reconnected = False
         if last_reading is not None:
             self._last_roll, self._reconnected = last_reading, True
+        self._view_said: object = None
+        """The camera's view last said in the log, where the reader tells it from the rolls."""
         self._closed = False
         self._started = False
         self._pin_shown: str | None = None
@@ -449,12 +451,30 @@ class TrayService:
 
     # -- the steps --------------------------------------------------------------------------------
 
+    def _say_view(self) -> None:
+        """Says in the log when the reader's :class:`vision.view.ViewWatch` tells the camera's view
+        (from above: the pip reader checks a roll in a few) or tells it again (at an angle)."""
+        from vision.view import View
+
+        watch = getattr(self.reader, "view_watch", None)
+        if watch is None or watch.view is self._view_said or watch.view is View.UNKNOWN:
+            return
+        self._view_said = watch.view
+        if watch.view is View.OVERHEAD:
+            log.info(
+                "%s, told from the last %d rolls: pip dice are read by the learned reader, checked by the pip reader in one roll of %d and where a die is unsure",
+                watch.finding.describe(), watch.rolls, watch.recheck_every,
+            )  # fmt: skip
+        else:
+            log.info("%s: every roll is checked by the pip reader", watch.finding.describe())
+
     def _read(self, frame: npt.NDArray[np.uint8]) -> FrameReading | None:
         try:
             reading = self.reader.read(frame)
         except VisionError as error:
             self._corrupt(str(error))
             return None
+        self._say_view()
         if not reading.dice:
             # Nothing in the tray: remember it as the empty tray, so it is not read again.
             self.stats.empty_readings += 1
@@ -792,33 +812,37 @@ def _describe(reading: FrameReading) -> str:
 # -- wiring from a config ---------------------------------------------------------------------------
 
 
-def _say_tray_profile(config: Config) -> None:
+def _say_tray_profile(config: Config) -> bool:
     """Says in the log what the saved tray profile does for this camera: nothing when it was made
     from photos of another size (its background, region and view are of those photos); for plain
     pip dice, how the camera is read (where it looks straight down, the pip reader checks only
-    frames with an unsure die: one core, not two), or that a profile that does not tell its view
-    (saved before views were told, or from photos without pip dice) is worth calibrating again."""
+    frames with an unsure die: one core, not two), or that the view is told from the rolls as they
+    come where no tray profile tells it. Returns whether the tray profile tells this camera's view."""
     from calibration.errors import CalibrationMissing
     from calibration.tray import load_tray_profile
     from vision.view import View
 
+    watched = "told from the rolls as they come (about twenty with pip dice)"
     try:
         tray = load_tray_profile()
     except CalibrationMissing:
-        return
+        if config.profile is None:
+            log.info("no tray profile: which way the camera looks is %s", watched)
+        return False
     width, height = tray.frame_size
     if (width, height) != (config.frames.width, config.frames.height):
         log.warning(
             "the tray profile was made from %dx%d photos and the camera gives %dx%d frames: it is not used; calibrate the tray again from photos at %dx%d",
             width, height, config.frames.width, config.frames.height, config.frames.width, config.frames.height,
         )  # fmt: skip
-        return
+        return False
     if config.profile is not None:
-        return
+        return tray.view is not View.UNKNOWN
     if tray.view is View.OVERHEAD:
         log.info("the tray's camera looks straight down (its tray profile): %dx%d frames are checked by the pip reader only where a die is unsure", width, height)
     elif tray.view is View.UNKNOWN:
-        log.info("the tray profile does not tell which way the camera looks: calibrate the tray again with photos of pip dice in it (dicetray calibrate tray --dice ...) to read a camera that looks straight down on one core")
+        log.info("the tray profile does not tell which way the camera looks: it is %s; calibrating the tray again with photos of pip dice in it (dicetray calibrate tray --dice ...) tells it at once", watched)
+    return tray.view is not View.UNKNOWN
 
 
 def build_service(
@@ -856,8 +880,7 @@ def build_service(
     game_store = GameStore(config.roll_log_path)
     opened: list[Any] = []
     try:
-        reader = make_reader(config.profile)
-        _say_tray_profile(config)
+        reader = make_reader(config.profile, watch_view=not _say_tray_profile(config))
         fresh = new_game(config.game)
         game = None
         if config.game.resume:

@@ -22,6 +22,7 @@ from vision.imageio import Frame, check_frame
 from vision.learned import LearnedReader
 from vision.profile_reader import DetectedFace
 from vision.types import DieReading, DieStatus, FrameReading
+from vision.view import ViewWatch
 
 
 class DiceReader:
@@ -36,7 +37,9 @@ class DiceReader:
     Frames of the size ``overhead_frames`` (width, height: a calibrated tray's camera that looks
     straight down, :mod:`vision.view`; ``"any"`` for frames of every size) are checked only
     where the learned reader left a die unsure: no side face shows there, so the check has
-    nothing else to mend.
+    nothing else to mend. A ``view_watch`` (:class:`~vision.view.ViewWatch`) tells that view from
+    the checks of the frames read, for a camera whose view no calibration told: frames it tells
+    seen from above are read the same way, but for one in a few, checked all the same.
 
     With a ``classifier`` or a ``detector``, the rule-based detector's faces are read by
     ``classifier`` (default: :class:`PipClassifier`): a die whose face may be partly outside the
@@ -61,10 +64,12 @@ class DiceReader:
         pip_check: bool = True,
         threads: int | None = None,
         overhead_frames: tuple[int, int] | Literal["any"] | None = None,
+        view_watch: ViewWatch | None = None,
     ) -> None:
         self.learned: LearnedReader | None = None
         self.pip_check = pip_check
         self.overhead_frames = overhead_frames
+        self.view_watch = view_watch
         self._beside = ThreadBeside(threads)
         if classifier is None and detector is None:
             self.learned = learned if learned is not None else LearnedReader()
@@ -79,7 +84,8 @@ class DiceReader:
     def __repr__(self) -> str:
         if self.learned is not None:
             overhead = f", overhead_frames={self.overhead_frames!r}" if self.overhead_frames is not None else ""
-            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r}, threads={self.threads!r}{overhead})"
+            watch = f", view_watch={self.view_watch!r}" if self.view_watch is not None else ""
+            return f"DiceReader(learned={self.learned!r}, pip_check={self.pip_check!r}, threads={self.threads!r}{overhead}{watch})"
         return f"DiceReader(classifier={self.classifier!r}, detector={self.detector!r})"
 
     def read(self, frame: Frame) -> FrameReading:
@@ -96,7 +102,11 @@ class DiceReader:
             detector = self.detector
             # the pip classifier reads layouts alone: the faces need no crops
             crops = type(self.classifier) is not PipClassifier
-            overhead = self.overhead_frames == "any" or (frame.shape[1], frame.shape[0]) == self.overhead_frames
+            size = (frame.shape[1], frame.shape[0])
+            watch = self.view_watch if self.pip_check else None
+            overhead = self.overhead_frames == "any" or size == self.overhead_frames
+            if not overhead and watch is not None:
+                overhead = watch.skips_check(size)
 
             def search() -> tuple[list[FaceCandidate], list[tuple[float, float]]]:
                 return detector.find_with_side_faces(frame, crops=crops)
@@ -109,6 +119,8 @@ class DiceReader:
                 searched = self._beside.start(search)
             if searched is not None:
                 faces, side_faces = searched()
+                if watch is not None:
+                    watch.seen(size, faces, side_faces)
                 learned = self.learned
                 reading = combine(reading, self._read_pips(faces, begun), side_faces, lambda alone: learned.sees_pip_faces(frame, alone))
                 reading = replace(reading, ms=(time.perf_counter() - begun) * 1000.0)

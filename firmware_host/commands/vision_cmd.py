@@ -54,24 +54,28 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     evaluate.set_defaults(handler=run_eval)
 
 
-def make_reader(profile: str | None, model: Path | None = None, *, overhead: bool | None = None) -> Any:
+def make_reader(profile: str | None, model: Path | None = None, *, overhead: bool | None = None, watch_view: bool = False) -> Any:
     """The reader for ``--profile`` (``None``: plain pip dice, with the learned ``model`` folder if
     given); several profiles, comma-separated, read a tray of dice of several designs.
 
     ``overhead``, for plain pip dice: ``None`` reads frames of the saved tray's camera as seen
     straight down where that camera looks so (:func:`calibration.tray.overhead_frames`: the pip
-    check only for a frame with an unsure die), ``True`` every frame so, ``False`` none."""
+    check only for a frame with an unsure die), ``True`` every frame so, ``False`` none.
+    ``watch_view``: the reader tells the view from the rolls it reads (one camera's, in order:
+    :class:`vision.view.ViewWatch`) and reads them so once it is told."""
     from vision.reader import DiceReader
+    from vision.view import ViewWatch
 
     if profile is None:
         from calibration.tray import overhead_frames
 
         frames: tuple[int, int] | str | None = overhead_frames() if overhead is None else ("any" if overhead else None)
+        watch = ViewWatch() if watch_view else None
         if model is None:
-            return DiceReader(overhead_frames=frames)
+            return DiceReader(overhead_frames=frames, view_watch=watch)
         from vision.learned import LearnedModel, LearnedReader
 
-        return DiceReader(learned=LearnedReader(LearnedModel(model)), overhead_frames=frames)
+        return DiceReader(learned=LearnedReader(LearnedModel(model)), overhead_frames=frames, view_watch=watch)
     if model is not None:
         raise UsageError("--model and --profile cannot be used together: a profile brings its own reader")
     from calibration.profiles import load_profile

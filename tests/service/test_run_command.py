@@ -234,17 +234,17 @@ def test_long_runs_on_mock_pins_forget_the_pin_history(pins) -> None:
         service.close()
 
 
-def _save_tray_seen_from_above(dice_photos: int, scale: int = 1) -> tuple[int, int]:
-    """Saves the tray profile of rendered photos taken straight down: an empty tray, then
-    ``dice_photos`` with six pip dice, at ``scale`` times the simulated camera's size; returns
-    the photos' size (width, height)."""
+def _save_tray_seen_from_above(dice_photos: int, scale: int = 1, tilt_deg: float = 0) -> tuple[int, int]:
+    """Saves the tray profile of rendered photos taken straight down (or ``tilt_deg`` off it): an
+    empty tray, then ``dice_photos`` with six pip dice, at ``scale`` times the simulated camera's
+    size; returns the photos' size (width, height)."""
     import numpy as np
 
     from calibration.tray import calibrate_tray, save_tray_profile
     from hardware.sim import random_scene, render_tray
 
     rng = np.random.default_rng(3)
-    frames = [render_tray(random_scene(rng, dice, tilt_deg=0), rng).frame for dice in (0,) + (6,) * dice_photos]
+    frames = [render_tray(random_scene(rng, dice, tilt_deg=tilt_deg), rng).frame for dice in (0,) + (6,) * dice_photos]
     frames = [cv2.resize(f, (f.shape[1] * scale, f.shape[0] * scale)) for f in frames]
     save_tray_profile(calibrate_tray("tray", frames[:1], frames[1:]))
     return frames[0].shape[1], frames[0].shape[0]
@@ -266,20 +266,51 @@ def _service_started(tmp_path: Path, caplog, frames: int = 0) -> Any:
 def test_a_tray_calibrated_as_seen_from_above_reads_its_camera_without_the_pip_check(tmp_path: Path, caplog) -> None:
     size = _save_tray_seen_from_above(dice_photos=4)
     service = _service_started(tmp_path, caplog, frames=5)
-    assert service.reader.overhead_frames == size
+    assert service.reader.overhead_frames == size and service.reader.view_watch is None
     assert any(f"{size[0]}x{size[1]} frames are checked by the pip reader only where a die is unsure" in r.message for r in caplog.records)
 
 
-def test_a_tray_profile_that_does_not_tell_its_view_is_worth_calibrating_again(tmp_path: Path, caplog) -> None:
+def test_a_tray_calibrated_as_seen_at_an_angle_checks_every_roll(tmp_path: Path, caplog) -> None:
+    _save_tray_seen_from_above(dice_photos=4, tilt_deg=40)
+    service = _service_started(tmp_path, caplog)
+    assert service.reader.overhead_frames is None and service.reader.view_watch is None
+    assert not any("told from the rolls" in r.message for r in caplog.records)
+
+
+def test_a_tray_profile_that_does_not_tell_its_view_leaves_it_to_be_watched(tmp_path: Path, caplog) -> None:
     _save_tray_seen_from_above(dice_photos=0)
     service = _service_started(tmp_path, caplog)
-    assert service.reader.overhead_frames is None
-    assert any("calibrate the tray again with photos of pip dice" in r.message for r in caplog.records)
+    assert service.reader.overhead_frames is None and service.reader.view_watch is not None
+    assert any("it is told from the rolls as they come" in r.message and "calibrating the tray again with photos of pip dice" in r.message for r in caplog.records)
 
 
 def test_a_tray_profile_made_from_photos_of_another_size_is_named_as_unused(tmp_path: Path, caplog) -> None:
     _save_tray_seen_from_above(dice_photos=4, scale=2)  # photos at twice the camera's size
-    _service_started(tmp_path, caplog)
+    service = _service_started(tmp_path, caplog)
+    assert service.reader.view_watch is not None  # the camera's own view is watched instead
     warnings = [r.message for r in caplog.records if r.levelno == logging.WARNING]
     assert any("made from 1280x960 photos and the camera gives 640x480 frames: it is not used" in m for m in warnings)
     assert not any("looks straight down" in r.message for r in caplog.records)
+
+
+def test_a_camera_no_tray_profile_tells_is_watched_from_its_rolls(tmp_path: Path, caplog, fake_clock) -> None:
+    from vision.view import WATCHED_ROLLS, View, ViewWatch
+
+    config = parse_config('camera = "sim:1"\ngpio = "mock"\ndisplay = "dummy"\n', source=tmp_path / "c.toml")
+    with caplog.at_level(logging.INFO):
+        # the simulated tray's rolls come by the service's clock: the fake one waits for none
+        service = build_service(config, clock=fake_clock, sleep=fake_clock.sleep)
+        try:
+            assert service.reader.overhead_frames is None
+            assert service.reader.view_watch.rolls == WATCHED_ROLLS
+            # the simulated camera looks straight down: told after a few rolls, not twenty
+            service.reader.view_watch = watch = ViewWatch(rolls=3, recheck_every=2)
+            assert service.run(max_frames=1000) == 0
+        finally:
+            service.close()
+    assert service.stats.readings >= 4 and watch.view is View.OVERHEAD
+    messages = [r.message for r in caplog.records]
+    assert any("no tray profile: which way the camera looks is told from the rolls as they come" in m for m in messages)
+    told = [m for m in messages if "told from the last 3 rolls" in m]
+    assert len(told) == 1 and told[0].startswith("the camera looks straight down (")
+    assert "checked by the pip reader in one roll of 2 and where a die is unsure" in told[0]

@@ -77,3 +77,68 @@ def test_overhead_frames_with_an_unsure_die_are_checked() -> None:
     checked = DiceReader(threads=1).read(frame)
     assert checked.dice != unchecked.dice
     assert DiceReader(threads=1, overhead_frames=(640, 640)).read(frame).dice == checked.dice
+
+
+def _searched(frame: Frame) -> tuple[list[object], list[tuple[float, float]]]:
+    from vision.detect import FaceDetector
+
+    faces, side_faces = FaceDetector().find_with_side_faces(frame, crops=False)
+    return list(faces), side_faces
+
+
+@real_photos
+def test_a_watch_tells_a_camera_from_above_after_its_rolls_and_again_at_the_first_side_face() -> None:
+    from vision.view import ViewWatch
+
+    watch = ViewWatch(rolls=4, recheck_every=3)
+    above = _searched(load_image(DATA / "byler-d6-train" / "IMG_20191208_111316.jpg"))
+    for roll in range(3):
+        watch.seen((640, 640), *above)  # type: ignore[arg-type]
+        assert watch.view is View.UNKNOWN, roll  # too few rolls yet
+    watch.seen((640, 640), [], [])  # an empty tray tells nothing
+    assert watch.view is View.UNKNOWN
+    watch.seen((640, 640), *above)  # type: ignore[arg-type]
+    assert watch.view is View.OVERHEAD and watch.finding.side_faces == 0
+    # told from above: two rolls in three skip the check, the third is checked
+    assert [watch.skips_check((640, 640)) for _ in range(6)] == [True, True, False, True, True, False]
+    assert not watch.skips_check((640, 480))  # another camera's frames are not told
+    oblique = _searched(load_image(DATA / "real-d6" / "dice_46.jpg"))
+    watch.seen((640, 640), *oblique)  # type: ignore[arg-type]
+    assert watch.view is View.OBLIQUE and not watch.skips_check((640, 640))
+    watch.seen((640, 480), *above)  # type: ignore[arg-type]
+    assert watch.view is View.UNKNOWN  # a frame of another size starts again
+
+
+def test_a_watch_needs_rolls_to_watch() -> None:
+    from vision.view import ViewWatch
+
+    with pytest.raises(ValueError, match="rolls and recheck_every of 1 or more"):
+        ViewWatch(rolls=0)
+
+
+@real_photos
+def test_a_reader_watching_its_camera_skips_the_check_once_told_from_above_and_checks_again() -> None:
+    from vision.view import ViewWatch
+
+    # A tray seen from above, cut to the webcam's 640x480, then the webcam's oblique photo in
+    # which the check drops a side face read as a sixth die.
+    above = load_image(DATA / "byler-d6-train" / "IMG_20191208_111316.jpg")[:480]
+    oblique = load_image(DATA / "real-d6" / "dice_46.jpg")
+    checked = DiceReader(threads=1).read(oblique)
+    unchecked = DiceReader(threads=1, pip_check=False).read(oblique)
+    watch = ViewWatch(rolls=3, recheck_every=2)
+    reader = DiceReader(threads=1, view_watch=watch)
+    assert "view_watch=ViewWatch(rolls=3, recheck_every=2)" in repr(reader)
+    assert reader.read(oblique).dice == checked.dice  # not told yet: checked
+    assert watch.view is View.OBLIQUE
+    for _ in range(3):
+        reader.read(above)
+    assert watch.view is View.OVERHEAD
+    assert reader.read(oblique).dice == unchecked.dice  # told from above: not checked
+    assert reader.read(oblique).dice == checked.dice  # one roll in two checked: the side face seen
+    assert watch.view is View.OBLIQUE
+    assert reader.read(oblique).dice == checked.dice
+    # without the check there is nothing to watch from
+    quiet = ViewWatch(rolls=1)
+    DiceReader(threads=1, pip_check=False, view_watch=quiet).read(above)
+    assert quiet.view is View.UNKNOWN
