@@ -105,6 +105,10 @@ FACES_FILE = "dice-faces.onnx"
 #: consulted on the dice the first is unsure of; a model folder may have none. The first of them
 #: is in this file, the next in ``dice-faces-3.onnx`` and so on (:func:`second_faces_file`).
 SECOND_FACES_FILE = "dice-faces-2.onnx"
+#: Face networks read with the first on every crop it reads, their scores and its averaged (the
+#: first look); ``model.json`` lists them as ``first_look``. The first of them is in this file,
+#: the next in ``dice-faces-1c.onnx`` and so on (:func:`first_look_file`).
+FIRST_LOOK_FILE = "dice-faces-1b.onnx"
 METADATA_FILE = "model.json"
 #: Where the shipped model lives.
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -121,12 +125,19 @@ def second_faces_file(index: int) -> str:
     return f"dice-faces-{index + 2}.onnx"
 
 
-def second_faces_records(metadata: dict[str, Any]) -> list[Any]:
+def first_look_file(index: int) -> str:
+    """The file of the ``index``-th face network of the first look (0: :data:`FIRST_LOOK_FILE`)."""
+    return f"dice-faces-1{chr(ord('b') + index)}.onnx"
+
+
+def second_faces_records(metadata: dict[str, Any], key: str = "second_faces") -> list[Any]:
     """``model.json``'s records of the face networks beside the first (one record alone, or a
-    list), each naming its file (by default :func:`second_faces_file` of its place)."""
-    records = metadata.get("second_faces")
+    list), each naming its file (by default :func:`second_faces_file` of its place); with ``key``
+    ``"first_look"``, those of the first look (:func:`first_look_file`)."""
+    records = metadata.get(key)
     listed = [] if records is None else records if isinstance(records, list) else [records]
-    return [{"file": second_faces_file(i), **r} if isinstance(r, dict) else r for i, r in enumerate(listed)]
+    named = first_look_file if key == "first_look" else second_faces_file
+    return [{"file": named(i), **r} if isinstance(r, dict) else r for i, r in enumerate(listed)]
 
 
 @dataclass(frozen=True)
@@ -140,20 +151,20 @@ class SecondFaces:
     crop_context: float
 
     @classmethod
-    def from_record(cls, record: Any, crop_size: int, where: str) -> SecondFaces:
-        """The network ``record`` (from :func:`second_faces_records`) describes; its crop defaults
-        to the first network's ``crop_size``.
+    def from_record(cls, record: Any, crop_size: int, where: str, key: str = "second_faces") -> SecondFaces:
+        """The network ``record`` (from :func:`second_faces_records`; listed under ``key``)
+        describes; its crop defaults to the first network's ``crop_size``.
 
         :raises ModelError: the record is malformed; names ``where`` it is.
         """
         if not isinstance(record, dict) or not isinstance(record.get("temperature"), (int, float)) or not 0.05 <= record["temperature"] <= 20:
-            raise ModelError(f"{where}: second_faces {record!r} needs a temperature from 0.05 to 20")
+            raise ModelError(f"{where}: {key} {record!r} needs a temperature from 0.05 to 20")
         size, context = record.get("crop_size", crop_size), record.get("crop_context", CROP_CONTEXT)
         if not isinstance(size, int) or not 16 <= size <= 128 or not isinstance(context, (int, float)) or not 0.8 <= context <= 2.0:
-            raise ModelError(f"{where}: second_faces {record!r} needs a crop_size of 16 to 128 px and a crop_context of 0.8 to 2")
+            raise ModelError(f"{where}: {key} {record!r} needs a crop_size of 16 to 128 px and a crop_context of 0.8 to 2")
         file = record["file"]
         if not isinstance(file, str) or Path(file).name != file or not file.endswith(".onnx"):
-            raise ModelError(f"{where}: second_faces {record!r} names a file {file!r} that is not an .onnx file of the model folder")
+            raise ModelError(f"{where}: {key} {record!r} names a file {file!r} that is not an .onnx file of the model folder")
         return cls(file, float(record["temperature"]), size, float(context))
 
 
@@ -362,6 +373,15 @@ class LearnedModel:
             SecondFaces.from_record(record, self.crop_size, where) for record in second_faces_records(self.metadata)
         )
         self._second_networks = [load_face_network(self.folder / f.file, threads) for f in self.second_faces]
+        #: The face networks read with the first on every crop (see :data:`FIRST_LOOK_FILE`): each
+        #: reads the first's crop, so its scores and the first's are averaged die by die.
+        self.first_look: tuple[SecondFaces, ...] = tuple(
+            SecondFaces.from_record(record, self.crop_size, where, "first_look") for record in second_faces_records(self.metadata, "first_look")
+        )
+        for look in self.first_look:
+            if (look.crop_size, look.crop_context) != (self.crop_size, CROP_CONTEXT):
+                raise ModelError(f"{where}: first_look network {look.file!r} must read the first network's crop ({self.crop_size} px, context {CROP_CONTEXT})")
+        self._first_look_networks = [load_face_network(self.folder / f.file, threads) for f in self.first_look]
 
     def __repr__(self) -> str:
         return f"LearnedModel({str(self.folder)!r})"
@@ -395,9 +415,12 @@ class LearnedModel:
         return softmax(self.face_logits(crops))
 
     def face_logits(self, crops: F32) -> npt.NDArray[np.float64]:
-        """The face network's tempered scores (N x len(CLASSES)) for a batch of crops."""
+        """The face network's tempered scores (N x len(CLASSES)) for a batch of crops: with a first
+        look of several networks (:attr:`first_look`), the mean of theirs and the first's."""
         logits: npt.NDArray[np.float64] = self._faces.run(None, {"image": crops})[0].astype(np.float64) / self.temperature
-        return logits
+        for network, look in zip(self._first_look_networks, self.first_look):
+            logits = logits + network.run(None, {"image": crops})[0].astype(np.float64) / look.temperature
+        return logits / (1 + len(self.first_look))
 
     @property
     def has_second_faces(self) -> bool:

@@ -99,6 +99,12 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         ),
     )
     train.add_argument(
+        "--first-look",
+        action="store_true",
+        help="with --add-second-faces: the network trained reads the first network's crop and is read with it on every die, "
+        "their scores averaged (model.json's first_look), instead of only on the dice the first is unsure of",
+    )
+    train.add_argument(
         "--second-standardised",
         action="store_true",
         help="the second face network scales each crop's colour channels to one contrast before it reads it",
@@ -207,6 +213,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError("nothing to train on: give --real folders or --rendered frames")
     if args.add_second_faces and args.detector_only:
         raise UsageError("--add-second-faces and --detector-only: train one more face network or a new detector, not both")
+    if args.first_look and not args.add_second_faces:
+        raise UsageError("--first-look trains a network beside a kept model: give --add-second-faces too")
     if args.add_second_faces or args.detector_only:
         from vision.learned import LearnedModel
 
@@ -239,6 +247,7 @@ def run_train(args: argparse.Namespace) -> int:
         second_camera_share=args.second_camera_share,
         second_standardised=args.second_standardised,
         add_second_faces=args.add_second_faces,
+        first_look=args.first_look,
         detector_only=args.detector_only,
         threads=args.threads,
         checkpoint_dir=str(work),

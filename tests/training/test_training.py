@@ -273,13 +273,41 @@ def test_a_second_face_network_trained_on_the_dice_the_first_is_unsure_of(tmp_pa
     assert (real["folder"], real["boxes"], real["label_corrections"]) == ("photos", "face", 0) and real["train_images"] > 0
 
 
-def test_a_new_detector_beside_kept_face_networks(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+def _small_model(tmp_path: Path, sources: tuple[Path, Path]) -> tuple[TrainConfig, Path]:
+    """A model of a few steps trained on ``sources`` into ``tmp_path / "model"``, and its recipe."""
     rendered, photos = sources
     cfg = TrainConfig(
         out=str(tmp_path / "model"), rendered=(str(rendered),), real=(RealSource(str(photos), "face"),),
         detector_steps=2, detector_batch=2, detector_patch=128, face_steps=2, face_batch=8, threads=1,
     )  # fmt: skip
-    out = train(cfg, lambda line: None)
+    return cfg, train(cfg, lambda line: None)
+
+
+def test_a_face_network_of_the_first_look_beside_a_kept_model(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    cfg, out = _small_model(tmp_path, sources)
+    kept = {p.name: p.read_bytes() for p in out.glob("*.onnx")}
+    first_meta = json.loads((out / "model.json").read_text())
+    # it reads the first's crop, whatever crop the second networks are given
+    look_cfg = replace(cfg, add_second_faces=True, first_look=True, second_standardised=True, second_crop_context=1.0, checkpoint_dir=str(tmp_path / "look"))
+    logged: list[str] = []
+    again = train(look_cfg, logged.append)
+    assert any("faces-1b step 1/2" in line for line in logged)
+    assert {n: b for n, b in ((p.name, p.read_bytes()) for p in again.glob("*.onnx")) if n in kept} == kept
+    meta = json.loads((again / "model.json").read_text())
+    [look] = meta.pop("first_look")
+    assert meta == first_meta  # the first network and the second look are as they were
+    assert (look["file"], look["seed"], look["crop_size"], look["crop_context"], look["input"]) == ("dice-faces-1b.onnx", 1, CROP_SIZE, 1.4, "standardised")
+    model = LearnedModel(again)
+    assert [f.file for f in model.first_look] == ["dice-faces-1b.onnx"] and len(model.second_faces) == 1
+    # a second one joins the first
+    train(replace(look_cfg, seed=1), lambda line: None)
+    assert [f.file for f in LearnedModel(again).first_look] == ["dice-faces-1b.onnx", "dice-faces-1c.onnx"]
+    with pytest.raises(ValueError, match="beside a kept model"):
+        train(replace(cfg, first_look=True), lambda line: None)
+
+
+def test_a_new_detector_beside_kept_face_networks(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    cfg, out = _small_model(tmp_path, sources)
     faces = {p.name: p.read_bytes() for p in out.glob("dice-faces*.onnx")}
     detector = (out / "dice-detector.onnx").read_bytes()
     first_meta = json.loads((out / "model.json").read_text())
@@ -401,3 +429,5 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "no-model" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--detector-only", "--add-second-faces"]) == 2
     assert "not both" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--first-look"]) == 2
+    assert "give --add-second-faces too" in capsys.readouterr().err

@@ -116,10 +116,13 @@ def crops() -> dict[str, np.ndarray]:
             first.append(reader.model.crops(frame, found))
             for cut, own in zip(beside, reader.model.second_crops(frame, found)):
                 cut.append(own)
-    return {FACES_FILE: np.concatenate(first)} | {f.file: np.concatenate(c) for f, c in zip(reader.model.second_faces, beside)}
+    # the networks of the first look read the first's crops
+    firsts = dict.fromkeys([FACES_FILE, *(f.file for f in reader.model.first_look)], np.concatenate(first))
+    return firsts | {f.file: np.concatenate(c) for f, c in zip(reader.model.second_faces, beside)}
 
 
-NETWORKS = pytest.mark.parametrize("name", [FACES_FILE, *(f.file for f in LearnedModel().second_faces)])
+#: Every shipped face network: the first, those of the first look (they read its crops) and those beside it.
+NETWORKS = pytest.mark.parametrize("name", [FACES_FILE, *(f.file for f in (*LearnedModel().first_look, *LearnedModel().second_faces))])
 
 
 @NETWORKS

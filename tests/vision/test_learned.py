@@ -394,13 +394,20 @@ def test_model_folder_problems_name_the_file(tmp_path: Path) -> None:
         LearnedModel(copy)
 
 
+def _first_network_alone() -> dict[str, Any]:
+    """The shipped ``model.json`` with its first network alone in the first look."""
+    meta: dict[str, Any] = json.loads((MODEL_DIR / "model.json").read_text())
+    meta.pop("first_look", None)
+    return meta
+
+
 def _folder_with_second_faces(tmp_path: Path, name: str, temperature: Any, **crop: Any) -> Path:
     """The shipped model with its own face network copied in as the second one, at ``temperature``
-    (and ``crop``: its crop_size and crop_context)."""
+    (and ``crop``: its crop_size and crop_context); its first network reads alone."""
     folder = tmp_path / name
     shutil.copytree(MODEL_DIR, folder)
     shutil.copyfile(MODEL_DIR / "dice-faces.onnx", folder / "dice-faces-2.onnx")
-    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta = _first_network_alone()
     meta["second_faces"] = {"seed": 1, "temperature": temperature, **crop}
     (folder / "model.json").write_text(json.dumps(meta))
     return folder
@@ -410,7 +417,7 @@ def _folder_without_second_faces(tmp_path: Path) -> Path:
     folder = tmp_path / "one"
     shutil.copytree(MODEL_DIR, folder)
     (folder / "dice-faces-2.onnx").unlink(missing_ok=True)
-    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta = _first_network_alone()
     meta.pop("second_faces", None)
     (folder / "model.json").write_text(json.dumps(meta))
     return folder
@@ -462,25 +469,31 @@ def test_a_second_face_network_reads_its_own_crops(tmp_path: Path) -> None:
 
 def _folder_with_more_faces(tmp_path: Path, name: str, *records: dict[str, Any]) -> Path:
     """The shipped model with its own face network copied in as each of the networks ``records``
-    describe beside the first (``file`` defaults to dice-faces-2.onnx, -3, ...)."""
+    describe beside the first (``file`` defaults to dice-faces-2.onnx, -3, ...); its first network
+    reads alone."""
     folder = tmp_path / name
     shutil.copytree(MODEL_DIR, folder)
     for i, record in enumerate(records):
         file = record.get("file", f"dice-faces-{i + 2}.onnx")
         if isinstance(file, str) and "/" not in file:  # (a bad name is for the model to report)
             shutil.copyfile(MODEL_DIR / "dice-faces.onnx", folder / file)
-    meta = json.loads((MODEL_DIR / "model.json").read_text())
+    meta = _first_network_alone()
     meta["second_faces"] = list(records)
     (folder / "model.json").write_text(json.dumps(meta))
     return folder
 
 
+def _five_dice(model: LearnedModel) -> tuple[Any, list[Any], Any]:
+    """A rendered tray, five dice ``model`` finds on it, and the first network's crops of them."""
+    frame = _trays(31, 1)[0].frame
+    dice = LearnedReader(model).find(frame)[:5]
+    return frame, dice, model.crops(frame, dice)
+
+
 def test_several_face_networks_beside_the_first_each_weigh_in_on_their_own_crops(tmp_path: Path) -> None:
     one = LearnedModel(_folder_without_second_faces(tmp_path))
     t = one.temperature
-    frame = _trays(31, 1)[0].frame
-    dice = LearnedReader(one).find(frame)[:5]
-    crops = one.crops(frame, dice)
+    frame, dice, crops = _five_dice(one)
     alone = one.turned_face_probabilities(crops)
     # a list of one record reads as the record alone
     listed = LearnedModel(_folder_with_more_faces(tmp_path, "listed", {"temperature": t}))
@@ -507,6 +520,49 @@ def test_several_face_networks_beside_the_first_each_weigh_in_on_their_own_crops
     probabilities = mixed.turned_face_probabilities(crops, None, own)
     assert probabilities.shape == alone.shape and float(np.abs(probabilities - alone).max()) > 1e-3
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-5)
+
+
+def _folder_with_first_look(tmp_path: Path, name: str, *records: dict[str, Any]) -> Path:
+    """The shipped model, its second networks kept, with its first network copied in as each of
+    the networks ``records`` describe in the first look (dice-faces-1b.onnx, -1c, ...)."""
+    folder = tmp_path / name
+    shutil.copytree(MODEL_DIR, folder)
+    for i, record in enumerate(records):
+        shutil.copyfile(MODEL_DIR / "dice-faces.onnx", folder / record.get("file", f"dice-faces-1{'bcd'[i]}.onnx"))
+    meta = _first_network_alone()
+    meta["first_look"] = list(records)
+    (folder / "model.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_a_first_look_of_several_networks_is_the_mean_of_their_scores_on_every_crop(tmp_path: Path) -> None:
+    alone = LearnedModel(_folder_with_first_look(tmp_path, "alone"))
+    assert alone.first_look == ()
+    t = alone.temperature
+    frame, dice, crops = _five_dice(alone)
+    first = alone.face_logits(crops)
+    # the first network again at its own temperature: the mean of two alike readings
+    twin = LearnedModel(_folder_with_first_look(tmp_path, "twin", {"temperature": t}))
+    assert [f.file for f in twin.first_look] == ["dice-faces-1b.onnx"]
+    np.testing.assert_allclose(twin.face_logits(crops), first, atol=1e-9)
+    # two more at other temperatures: each tempered by its own, then the mean of all three
+    hot = LearnedModel(_folder_with_first_look(tmp_path, "hot", {"temperature": 2 * t}, {"temperature": 4 * t}))
+    assert [f.file for f in hot.first_look] == ["dice-faces-1b.onnx", "dice-faces-1c.onnx"]
+    np.testing.assert_allclose(hot.face_logits(crops), first * (1 + 1 / 2 + 1 / 4) / 3, atol=1e-9)
+    # every reading goes through it: the first look, and the turned views of the second look
+    np.testing.assert_allclose(hot.face_probabilities(crops), softmax(first * 7 / 12), atol=1e-6)
+    assert float(np.abs(hot.turned_face_probabilities(crops, None, hot.second_crops(frame, dice)) - alone.turned_face_probabilities(crops, None, alone.second_crops(frame, dice))).max()) > 1e-3
+
+
+def test_first_look_problems_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="first_look .* needs a temperature"):
+        LearnedModel(_folder_with_first_look(tmp_path, "cold", {"temperature": 0}))
+    with pytest.raises(ModelError, match="first_look network 'dice-faces-1b.onnx' must read the first network's crop"):
+        LearnedModel(_folder_with_first_look(tmp_path, "tight", {"temperature": 1.0, "crop_context": 1.0}))
+    missing = _folder_with_first_look(tmp_path, "missing", {"temperature": 1.0})
+    (missing / "dice-faces-1b.onnx").unlink()
+    with pytest.raises(ModelError, match="dice-faces-1b.onnx"):
+        LearnedModel(missing)
 
 
 def test_second_face_network_problems_name_the_file(tmp_path: Path) -> None:

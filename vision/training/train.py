@@ -39,6 +39,7 @@ from vision.learned import (
     find_dice,
     load_face_network,
     softmax,
+    first_look_file,
     second_faces_file,
     second_faces_records,
     signed_twin,
@@ -104,6 +105,9 @@ class TrainConfig:
     second_look: bool = True  # see look_again()
     second_faces: bool = True  # a second face network from the next seed (vision.learned.SECOND_FACES_FILE)
     add_second_faces: bool = False  # keep the model in ``out``, train only one more face network beside its first
+    # With add_second_faces: the network reads the first's crop and is read with it on every die,
+    # their scores averaged (model.json's first_look), not only on dice the first is unsure of
+    first_look: bool = False
     detector_only: bool = False  # keep the face networks of the model in ``out``, train only a new detector
     mine_rendered: int = 1500
     # Of the second face network's samples, the share drawn from the training dice the first network
@@ -487,12 +491,17 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     """Runs the whole recipe; returns the folder holding the ONNX files and ``model.json``. With
     ``cfg.add_second_faces`` the networks already in ``cfg.out`` are kept (its detector cuts the
     crops) and only one more face network is trained beside them, for the second look; with
-    ``cfg.detector_only`` its face networks are kept and only a new detector is trained.
+    ``cfg.detector_only`` its face networks are kept and only a new detector is trained. With
+    ``cfg.first_look`` as well as ``add_second_faces``, the network trained joins the first look
+    (read with the first on every die) instead.
 
-    :raises ValueError: both ``add_second_faces`` and ``detector_only``.
+    :raises ValueError: both ``add_second_faces`` and ``detector_only``; ``first_look`` without
+        ``add_second_faces``.
     """
     if cfg.add_second_faces and cfg.detector_only:
         raise ValueError("train one more face network or a new detector, not both at once")
+    if cfg.first_look and not cfg.add_second_faces:
+        raise ValueError("a network of the first look is trained beside a kept model (add_second_faces)")
     torch.set_num_threads(cfg.threads)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -543,7 +552,12 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
         records = []
         for stale in out.glob("dice-faces-*.onnx"):
             stale.unlink()
-    if cfg.second_faces or kept is not None:
+    if cfg.first_look:
+        looks = second_faces_records(metadata, "first_look")
+        record = _second_faces(cfg, len(looks), pools, weights, val_frames, calibration_frames, log, metadata, first_look=True)
+        record["real"] = real_record(cfg, real_train, weights=True)
+        metadata["first_look"] = looks + [record]
+    elif cfg.second_faces or kept is not None:
         record = _second_faces(cfg, len(records), pools, weights, val_frames, calibration_frames, log, metadata)
         record["real"] = real_record(cfg, real_train, weights=True)
         records.append(record)
@@ -658,21 +672,25 @@ def _second_faces(
     calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
     log: Log,
     first: dict[str, Any],
+    *,
+    first_look: bool = False,
 ) -> dict[str, Any]:
     """Trains the ``index``-th face network beside the first (:data:`vision.learned.SECOND_FACES_FILE`
     for the first of them): the same recipe from the next seed (another start and other samples)
     on its own crop, so that where the first network is unsure of a die the other's view of it is
     its own; with ``cfg.second_hard_share``, that share of its samples are the training dice the
     first network reads under its ``min_confidence`` or wrong (:func:`hard_dice`), the only dice
-    it is consulted on. Returns its record for ``model.json``'s ``second_faces``."""
+    it is consulted on. Returns its record for ``model.json``'s ``second_faces``. With
+    ``first_look``, the ``index``-th network of the first look
+    (:data:`vision.learned.FIRST_LOOK_FILE`): on the first's own crop, read with it on every die."""
     begun = time.monotonic()
     second_cfg = replace(
         cfg,
         seed=cfg.seed + 1,
-        crop_size=cfg.second_crop_size or cfg.crop_size,
-        crop_context=cfg.second_crop_context or cfg.crop_context,
+        crop_size=cfg.crop_size if first_look else cfg.second_crop_size or cfg.crop_size,
+        crop_context=cfg.crop_context if first_look else cfg.second_crop_context or cfg.crop_context,
     )
-    file = second_faces_file(index)
+    file = first_look_file(index) if first_look else second_faces_file(index)
     hard, hard_from = None, None
     if cfg.second_hard_share > 0:
         hard_from = hashlib.sha256((Path(cfg.out) / FACES_FILE).read_bytes()).hexdigest()
