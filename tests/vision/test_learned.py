@@ -552,6 +552,8 @@ def test_a_first_look_of_several_networks_is_the_mean_of_their_scores_on_every_c
     # every reading goes through it: the first look, and the turned views of the second look
     np.testing.assert_allclose(hot.face_probabilities(crops), softmax(first * 7 / 12), atol=1e-6)
     assert float(np.abs(hot.turned_face_probabilities(crops, None, hot.second_crops(frame, dice)) - alone.turned_face_probabilities(crops, None, alone.second_crops(frame, dice))).max()) > 1e-3
+    # the shipped model has one
+    assert [f.file for f in LearnedModel().first_look] == ["dice-faces-1b.onnx"]
 
 
 def test_first_look_problems_name_the_file(tmp_path: Path) -> None:
