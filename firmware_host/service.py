@@ -60,6 +60,7 @@ from hardware.screens import ScreenState
 from vision.errors import VisionError
 from vision.settle import SettleDetector, SettleState
 from vision.types import FrameReading
+from vision.view import View
 
 __all__ = ["ServiceStats", "TrayService", "RECONNECT_DELAYS"]
 
@@ -263,7 +264,7 @@ class TrayService:
         self._reconnected = False
         if last_reading is not None:
             self._last_roll, self._reconnected = last_reading, True
-        self._view_said: object = None
+        self._view_said: View | None = None
         """The camera's view last said in the log, where the reader tells it from the rolls."""
         self._closed = False
         self._started = False
@@ -454,8 +455,6 @@ class TrayService:
     def _say_view(self) -> None:
         """Says in the log when the reader's :class:`vision.view.ViewWatch` tells the camera's view
         (from above: the pip reader checks a roll in a few) or tells it again (at an angle)."""
-        from vision.view import View
-
         watch = getattr(self.reader, "view_watch", None)
         if watch is None or watch.view is self._view_said or watch.view is View.UNKNOWN:
             return
@@ -820,7 +819,6 @@ def _say_tray_profile(config: Config) -> bool:
     come where no tray profile tells it. Returns whether the tray profile tells this camera's view."""
     from calibration.errors import CalibrationMissing
     from calibration.tray import load_tray_profile
-    from vision.view import View
 
     watched = "told from the rolls as they come (about twenty with pip dice)"
     try:
