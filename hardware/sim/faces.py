@@ -266,12 +266,17 @@ class DieStyle:
     finish: Finish = Finish.SOLID
     marble: Colour = (255, 255, 255)
     seed: int = 0  # the marble pattern
+    #: Marbled only: 0 for soft swirls mostly of the body's colour; above 0, sharp veins that
+    #: strong (up to 1), running over the pips too, as on dark dice with bold white or red veins.
+    veins: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "body", _parse_colour(self.body))
         object.__setattr__(self, "ink", _parse_colour(self.ink))
         object.__setattr__(self, "marble", _parse_colour(self.marble))
         object.__setattr__(self, "finish", Finish(self.finish))
+        if not 0.0 <= self.veins <= 1.0:
+            raise InvalidDieDesign(f"marble veins must be from 0 to 1, got {self.veins!r}")
 
     @classmethod
     def parse(cls, text: str) -> DieStyle:
@@ -295,11 +300,12 @@ class DieStyle:
 
     def __repr__(self) -> str:
         names = set(NAMED_COLOURS.values())
-        if self.body in names and self.ink in names and self.seed == 0 and self.marble == (255, 255, 255):
+        if self.body in names and self.ink in names and self.seed == 0 and self.marble == (255, 255, 255) and not self.veins:
             return f"DieStyle.parse({self.notation()!r})"
+        veins = f", veins={self.veins!r}" if self.veins else ""
         return (
             f"DieStyle(body={self.body!r}, ink={self.ink!r}, finish=Finish.{self.finish.name}, "
-            f"marble={self.marble!r}, seed={self.seed!r})"
+            f"marble={self.marble!r}, seed={self.seed!r}{veins})"
         )
 
 
@@ -352,6 +358,11 @@ def _marble(style: DieStyle, value: int, res: int) -> np.ndarray:
     y, x = np.mgrid[0:res, 0:res].astype(np.float32) / res
     angle = float(rng.uniform(0, math.pi))
     u = x * math.cos(angle) + y * math.sin(angle)
+    if style.veins:
+        # Bold veins: a few sharp, winding bands, as real marbled dice show them.
+        coarse = cv2.resize(small[:3, :3], (res, res), interpolation=cv2.INTER_CUBIC)
+        veins = np.abs(np.sin((u * 1.3 + coarse * 0.8 + warp * 0.25) * math.pi))
+        return np.asarray(cv2.GaussianBlur(np.clip((0.35 - veins) / 0.2, 0, 1), (0, 0), max(res / 100, 0.5)))
     veins = np.abs(np.sin((u * 3.0 + warp * 0.9) * math.pi))
     # Soft-edged swirls, mostly body colour (sharp thin veins would read as engraved lines).
     return np.asarray(cv2.GaussianBlur((1.0 - veins) ** 4, (0, 0), max(res / 48, 0.6)))
@@ -367,9 +378,13 @@ def face_texture(design: DieDesign, style: DieStyle, value: int, res: int) -> tu
     body = np.array(style.body, np.float32)
     img = np.empty((res, res, 3), np.float32)
     img[:] = body
+    veins: np.ndarray | None = None
     if style.finish is Finish.MARBLED:
         m = _marble(style, value, res)[:, :, None]
-        img = img * (1 - 0.5 * m) + np.array(style.marble, np.float32) * 0.5 * m
+        strength = style.veins or 0.5
+        img = img * (1 - strength * m) + np.array(style.marble, np.float32) * strength * m
+        if style.veins:
+            veins = m
     elif style.finish is Finish.TRANSLUCENT:
         # Light scatters inside a translucent die: brighter, less saturated middle, deeper rim.
         t = (np.arange(res, dtype=np.float32) + 0.5) / res - 0.5
@@ -410,6 +425,11 @@ def face_texture(design: DieDesign, style: DieStyle, value: int, res: int) -> tu
                 draw_glyph(out, art.glyph, (0.13 * res, 0.13 * res, 0.74 * res), ink, paper)
         except UnknownGlyph as exc:
             raise InvalidDieDesign(str(exc)) from None
+    if veins is not None:
+        # Bold veins run over the pips as well, fainter there: a pip of the veins' colour fades
+        # into a vein that crosses it.
+        over = 0.4 * style.veins * veins
+        out = np.clip(out * (1 - over) + np.array(style.marble, np.float32) * over, 0, 255).astype(np.uint8)
     alpha = _alpha(res)
     if style.finish is Finish.TRANSLUCENT:
         alpha = (alpha.astype(np.float32) * 0.9).astype(np.uint8)

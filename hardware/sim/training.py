@@ -51,8 +51,12 @@ def _bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
     return (int(b * 255), int(g * 255), int(r * 255))
 
 
-def random_style(rng: np.random.Generator) -> DieStyle:
-    """A die body and ink of any colour; one in five is low contrast (same hue, close value)."""
+def random_style(rng: np.random.Generator, bold_marble: float = 0.0) -> DieStyle:
+    """A die body and ink of any colour; one in five is low contrast (same hue, close value).
+
+    ``bold_marble``: the share of marbled dice given bold, sharp veins (:attr:`DieStyle.veins`),
+    often of the ink's colour or white. Drawn from the style's own seed, not from ``rng``: a
+    scene is the same with any share, but for how its marbled dice look."""
     h = float(rng.random())
     kind = rng.random()
     if kind < 0.25:  # white, ivory, grey or black bodies
@@ -71,7 +75,18 @@ def random_style(rng: np.random.Generator) -> DieStyle:
         ink = _bgr(float(rng.random()), float(rng.uniform(0, 0.8)), float(rng.uniform(0.75, 1.0)))
     finish = Finish(str(rng.choice([f.value for f in Finish], p=[0.55, 0.2, 0.25])))
     marble = _bgr(h + float(rng.uniform(-0.3, 0.3)), float(rng.uniform(0, 1)), float(rng.uniform(0.3, 1.0)))
-    return DieStyle(body, ink, finish, marble, int(rng.integers(1 << 30)))
+    seed = int(rng.integers(1 << 30))
+    veins = 0.0
+    if finish is Finish.MARBLED and bold_marble > 0:
+        own = np.random.default_rng([seed, 1])
+        if own.random() < bold_marble:
+            veins = float(own.uniform(0.55, 0.95))
+            kind = own.random()
+            if kind < 0.35:
+                marble = ink  # a pip on a vein of its own colour all but vanishes
+            elif kind < 0.7:
+                marble = _bgr(0.0, 0.0, float(own.uniform(0.8, 1.0)))
+    return DieStyle(body, ink, finish, marble, seed, veins)
 
 
 def random_design(rng: np.random.Generator) -> DieDesign:
@@ -124,8 +139,9 @@ def random_optics(rng: np.random.Generator) -> Optics:
     )
 
 
-def training_scene(rng: np.random.Generator, width: int = 640, height: int = 480) -> TrayScene:
-    """One tray from the wide training world (see the module docstring).
+def training_scene(rng: np.random.Generator, width: int = 640, height: int = 480, *, bold_marble: float = 0.0) -> TrayScene:
+    """One tray from the wide training world (see the module docstring); ``bold_marble`` as
+    :func:`random_style` takes it.
 
     :raises InvalidScene: only if the frame size itself is invalid (crowded draws are retried).
     """
@@ -135,7 +151,7 @@ def training_scene(rng: np.random.Generator, width: int = 640, height: int = 480
         crowd = math.sqrt(width * height * 0.2 / max(n, 1)) / 1.5
         die_px = float(min(math.exp(rng.uniform(math.log(14), math.log(140))) * width / 640, crowd))
         die_px = max(die_px, 10.0)
-        styles = [random_style(rng) for _ in range(int(rng.integers(1, 5)))]
+        styles = [random_style(rng, bold_marble) for _ in range(int(rng.integers(1, 5)))]
         designs = [random_design(rng) for _ in range(int(rng.integers(1, 3)))]
         cocked = int(rng.random() < 0.3 and n >= 2)
         cut = int(rng.integers(0, 3)) if rng.random() < 0.35 else 0
@@ -248,10 +264,11 @@ def _die_entry(truth: DieTruth, finish: FrameFinish, width: int, height: int) ->
     return entry
 
 
-def training_frame(rng: np.random.Generator) -> tuple[np.ndarray, list[dict[str, Any]]]:
-    """One finished training frame and its dice (see :data:`TRAINING_FILE` for the entry keys)."""
+def training_frame(rng: np.random.Generator, *, bold_marble: float = 0.0) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """One finished training frame and its dice (see :data:`TRAINING_FILE` for the entry keys);
+    ``bold_marble`` as :func:`random_style` takes it."""
     width, height = _FRAME_SIZES[int(rng.integers(len(_FRAME_SIZES)))]
-    scene = training_scene(rng, width, height)
+    scene = training_scene(rng, width, height, bold_marble=bold_marble)
     tray = render_tray(scene, rng)
     finish = FrameFinish.random(rng)
     frame = finish.apply(tray.frame)
@@ -259,11 +276,12 @@ def training_frame(rng: np.random.Generator) -> tuple[np.ndarray, list[dict[str,
     return frame, dice
 
 
-def write_training_set(directory: str | Path, n_frames: int, seed: int = 0, *, start: int = 0) -> Path:
+def write_training_set(directory: str | Path, n_frames: int, seed: int = 0, *, start: int = 0, bold_marble: float = 0.0) -> Path:
     """Render ``n_frames`` training frames into ``directory`` (``train_NNNNNN.jpg`` + ``training.json``).
 
     Frame ``i`` is drawn from its own seed (``seed``, ``i``), so a set can be extended with ``start``
-    and any frame rebuilt alone.
+    and any frame rebuilt alone. ``bold_marble``: as :func:`random_style` takes it (the same
+    scenes, their marbled dice veined boldly at that share).
 
     :raises DatasetWriteError: the folder or a file cannot be written.
     """
@@ -275,7 +293,7 @@ def write_training_set(directory: str | Path, n_frames: int, seed: int = 0, *, s
     entries: list[dict[str, Any]] = []
     for i in range(start, start + n_frames):
         rng = np.random.default_rng([seed, i])
-        frame, dice = training_frame(rng)
+        frame, dice = training_frame(rng, bold_marble=bold_marble)
         name = f"train_{i:06d}.jpg"
         _write_image(out / name, frame, jpeg_quality=95)
         entries.append({"image": name, "width": frame.shape[1], "height": frame.shape[0], "dice": dice})

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from hardware.sim import DatasetWriteError
-from hardware.sim.faces import Finish
-from hardware.sim.training import FrameFinish, random_design, random_style, training_frame, write_training_set
+from hardware.sim.faces import DieDesign, DieStyle, Finish, InvalidDieDesign, face_texture
+from hardware.sim.training import FrameFinish, random_design, random_style, training_frame, training_scene, write_training_set
 
 
 def test_same_seed_same_files(tmp_path: Path) -> None:
@@ -59,6 +59,36 @@ def test_the_world_is_wide() -> None:
     assert sum(c > 150 for c in contrast) > 100
     designs = Counter(random_design(rng).name.split("-")[0].rstrip("0123456789") for _ in range(300))
     assert designs["pips"] > 150 and designs["numerals"] > 5 and designs["art"] > 20
+
+
+def test_bold_marble_changes_only_how_marbled_dice_look() -> None:
+    plain = [training_scene(np.random.default_rng([6, i])) for i in range(40)]
+    veined = [training_scene(np.random.default_rng([6, i]), bold_marble=0.6) for i in range(40)]
+    bold = 0
+    for a, b in zip(plain, veined):
+        assert [(d.value, d.x_mm, d.y_mm, d.style.body, d.style.ink, d.style.finish) for d in a.dice] == [
+            (d.value, d.x_mm, d.y_mm, d.style.body, d.style.ink, d.style.finish) for d in b.dice
+        ]
+        assert all(d.style.veins == 0 for d in a.dice)
+        for d in b.dice:
+            if d.style.veins:
+                assert d.style.finish is Finish.MARBLED and 0.55 <= d.style.veins <= 0.95
+                bold += 1
+    marbled = sum(d.style.finish is Finish.MARBLED for s in veined for d in s.dice)
+    assert 0.35 * marbled < bold < 0.85 * marbled
+
+
+def test_bold_veins_cross_the_face_and_its_pips() -> None:
+    soft = DieStyle((30, 30, 30), (60, 60, 200), Finish.MARBLED, (250, 250, 250), seed=5)
+    bold = DieStyle((30, 30, 30), (60, 60, 200), Finish.MARBLED, (250, 250, 250), seed=5, veins=0.9)
+    soft_face, _ = face_texture(DieDesign.pips(), soft, 6, 64)
+    bold_face, _ = face_texture(DieDesign.pips(), bold, 6, 64)
+    # soft swirls blend at most half the vein's colour in; bold veins nearly all of it (the blue
+    # channel: the red ink has little)
+    assert soft_face[:, :, 0].max() < 160 and bold_face[:, :, 0].max() > 200
+    assert "veins=0.9" in repr(bold) and "veins" not in repr(soft)
+    with pytest.raises(InvalidDieDesign, match="veins"):
+        DieStyle(veins=1.5)
 
 
 def test_dice_of_every_size_and_status() -> None:

@@ -299,9 +299,11 @@ def test_a_face_network_of_the_first_look_beside_a_kept_model(tmp_path: Path, so
     assert (look["file"], look["seed"], look["crop_size"], look["crop_context"], look["input"]) == ("dice-faces-1b.onnx", 1, CROP_SIZE, 1.4, "standardised")
     model = LearnedModel(again)
     assert [f.file for f in model.first_look] == ["dice-faces-1b.onnx"] and len(model.second_faces) == 1
-    # a second one joins the first
-    train(replace(look_cfg, seed=1), lambda line: None)
+    assert "rendered_bold_marble" not in look
+    # a second one joins the first; the rendered set it was given, veined boldly, is recorded
+    train(replace(look_cfg, seed=1, rendered_bold_marble=0.6), lambda line: None)
     assert [f.file for f in LearnedModel(again).first_look] == ["dice-faces-1b.onnx", "dice-faces-1c.onnx"]
+    assert json.loads((again / "model.json").read_text())["first_look"][1]["rendered_bold_marble"] == 0.6
     with pytest.raises(ValueError, match="beside a kept model"):
         train(replace(cfg, first_look=True), lambda line: None)
 
@@ -423,6 +425,8 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--second-hard-share" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--second-camera-share", "1.5"]) == 2
     assert "--second-camera-share" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--bold-marble", "-0.1"]) == 2
+    assert "--bold-marble" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--add-second-faces"]) == 2
     assert "no-model" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--detector-only"]) == 2

@@ -118,6 +118,9 @@ class TrainConfig:
     second_camera_share: float = 0.0
     # The second face network scales each crop's channels to one contrast first (vision.training.nets.CropStandardise)
     second_standardised: bool = False
+    # The share of the rendered set's marbled dice veined boldly (hardware.sim.training.random_style):
+    # recorded with the networks it trains, as the set was rendered by the caller
+    rendered_bold_marble: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -583,6 +586,7 @@ def _new_detector(
     metadata["detector"] = {
         "seed": cfg.seed,
         "rendered_frames": len(rendered),
+        **({"rendered_bold_marble": cfg.rendered_bold_marble} if cfg.rendered_bold_marble > 0 else {}),
         "real": real_record(cfg, real_train, weights=False),
         "real_weight": cfg.real_weight if real_train else 0.0,
         "steps": cfg.detector_steps,
@@ -644,6 +648,7 @@ def _first_faces(
         "training": {
             "seed": cfg.seed,
             "rendered_frames": len(rendered),
+            **({"rendered_bold_marble": cfg.rendered_bold_marble} if cfg.rendered_bold_marble > 0 else {}),
             "real": real_record(cfg, real_train, weights=True),
             "real_weight": cfg.real_weight if real_train else 0.0,
             "face_real_weight": cfg.face_real_weight if real_train else 0.0,
@@ -729,6 +734,8 @@ def _second_faces(
         record["camera_share"] = cfg.second_camera_share
     if cfg.second_standardised:
         record["input"] = "standardised"
+    if cfg.rendered_bold_marble > 0:
+        record["rendered_bold_marble"] = cfg.rendered_bold_marble
     if agreement is not None:
         record["int8_agreement"] = round(agreement, 4)
     record["minutes"] = round((time.monotonic() - begun) / 60, 1)
