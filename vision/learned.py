@@ -382,6 +382,11 @@ class LearnedModel:
             if (look.crop_size, look.crop_context) != (self.crop_size, CROP_CONTEXT):
                 raise ModelError(f"{where}: first_look network {look.file!r} must read the first network's crop ({self.crop_size} px, context {CROP_CONTEXT})")
         self._first_look_networks = [load_face_network(self.folder / f.file, threads) for f in self.first_look]
+        #: The first look's other networks read only the crops the first alone reads less surely
+        #: than this (1: every crop); a die the first reads surely is read by it alone.
+        self.first_look_below = float(self.metadata.get("first_look_below", 1.0))
+        if not 0.0 < self.first_look_below <= 1.0:
+            raise ModelError(f"{where}: first_look_below {self.first_look_below!r} is out of range (above 0, at most 1)")
 
     def __repr__(self) -> str:
         return f"LearnedModel({str(self.folder)!r})"
@@ -416,11 +421,22 @@ class LearnedModel:
 
     def face_logits(self, crops: F32) -> npt.NDArray[np.float64]:
         """The face network's tempered scores (N x len(CLASSES)) for a batch of crops: with a first
-        look of several networks (:attr:`first_look`), the mean of theirs and the first's."""
+        look of several networks (:attr:`first_look`), the mean of theirs and the first's for each
+        crop the first alone reads less surely than :attr:`first_look_below`."""
         logits: npt.NDArray[np.float64] = self._faces.run(None, {"image": crops})[0].astype(np.float64) / self.temperature
+        if not self.first_look:
+            return logits
+        rows = np.arange(len(crops))
+        if self.first_look_below < 1.0:
+            rows = np.flatnonzero(softmax(logits).max(axis=1) < self.first_look_below)
+            if len(rows) == 0:
+                return logits
+        looked = np.ascontiguousarray(crops[rows]) if len(rows) < len(crops) else crops
+        total = logits[rows]
         for network, look in zip(self._first_look_networks, self.first_look):
-            logits = logits + network.run(None, {"image": crops})[0].astype(np.float64) / look.temperature
-        return logits / (1 + len(self.first_look))
+            total = total + network.run(None, {"image": looked})[0].astype(np.float64) / look.temperature
+        logits[rows] = total / (1 + len(self.first_look))
+        return logits
 
     @property
     def has_second_faces(self) -> bool:

@@ -398,6 +398,7 @@ def _first_network_alone() -> dict[str, Any]:
     """The shipped ``model.json`` with its first network alone in the first look."""
     meta: dict[str, Any] = json.loads((MODEL_DIR / "model.json").read_text())
     meta.pop("first_look", None)
+    meta.pop("first_look_below", None)
     return meta
 
 
@@ -522,15 +523,17 @@ def test_several_face_networks_beside_the_first_each_weigh_in_on_their_own_crops
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-5)
 
 
-def _folder_with_first_look(tmp_path: Path, name: str, *records: dict[str, Any]) -> Path:
+def _folder_with_first_look(tmp_path: Path, name: str, *records: dict[str, Any], below: Any = 1.0) -> Path:
     """The shipped model, its second networks kept, with its first network copied in as each of
-    the networks ``records`` describe in the first look (dice-faces-1b.onnx, -1c, ...)."""
+    the networks ``records`` describe in the first look (dice-faces-1b.onnx, -1c, ...), read on
+    the crops the first reads less surely than ``below``."""
     folder = tmp_path / name
     shutil.copytree(MODEL_DIR, folder)
     for i, record in enumerate(records):
         shutil.copyfile(MODEL_DIR / "dice-faces.onnx", folder / record.get("file", f"dice-faces-1{'bcd'[i]}.onnx"))
     meta = _first_network_alone()
     meta["first_look"] = list(records)
+    meta["first_look_below"] = below
     (folder / "model.json").write_text(json.dumps(meta))
     return folder
 
@@ -552,8 +555,29 @@ def test_a_first_look_of_several_networks_is_the_mean_of_their_scores_on_every_c
     # every reading goes through it: the first look, and the turned views of the second look
     np.testing.assert_allclose(hot.face_probabilities(crops), softmax(first * 7 / 12), atol=1e-6)
     assert float(np.abs(hot.turned_face_probabilities(crops, None, hot.second_crops(frame, dice)) - alone.turned_face_probabilities(crops, None, alone.second_crops(frame, dice))).max()) > 1e-3
-    # the shipped model has one
-    assert [f.file for f in LearnedModel().first_look] == ["dice-faces-1b.onnx"]
+    # the shipped model has one, read on the crops the first reads under 0.99
+    shipped = LearnedModel()
+    assert [f.file for f in shipped.first_look] == ["dice-faces-1b.onnx"] and shipped.first_look_below == 0.99
+
+
+def test_the_first_look_reads_only_the_crops_the_first_network_is_less_sure_of(tmp_path: Path) -> None:
+    alone = LearnedModel(_folder_with_first_look(tmp_path, "alone"))
+    t = alone.temperature
+    _, _, crops = _five_dice(alone)
+    first = alone.face_logits(crops)
+    sureness = softmax(first).max(axis=1)
+    below = float(np.median(sureness))
+    hot = LearnedModel(_folder_with_first_look(tmp_path, "hot", {"temperature": 2 * t}, below=below))
+    looked = sureness < below
+    assert 0 < looked.sum() < len(crops)
+    logits = hot.face_logits(crops)
+    np.testing.assert_allclose(logits[~looked], first[~looked], atol=1e-9)
+    np.testing.assert_allclose(logits[looked], first[looked] * (1 + 1 / 2) / 2, atol=1e-9)
+    # none less sure than that: the first alone
+    assert np.array_equal(LearnedModel(_folder_with_first_look(tmp_path, "sure", {"temperature": 2 * t}, below=1e-6)).face_logits(crops), first)
+    for bad in (0.0, 1.5):
+        with pytest.raises(ModelError, match="first_look_below"):
+            LearnedModel(_folder_with_first_look(tmp_path, f"bad-{bad}", {"temperature": t}, below=bad))
 
 
 def test_first_look_problems_name_the_file(tmp_path: Path) -> None:
