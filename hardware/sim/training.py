@@ -81,10 +81,10 @@ def random_style(rng: np.random.Generator, bold_marble: float = 0.0) -> DieStyle
         own = np.random.default_rng([seed, 1])
         if own.random() < bold_marble:
             veins = float(own.uniform(0.55, 0.95))
-            kind = own.random()
-            if kind < 0.35:
+            vein_colour = own.random()
+            if vein_colour < 0.35:
                 marble = ink  # a pip on a vein of its own colour all but vanishes
-            elif kind < 0.7:
+            elif vein_colour < 0.7:
                 marble = _bgr(0.0, 0.0, float(own.uniform(0.8, 1.0)))
     return DieStyle(body, ink, finish, marble, seed, veins)
 
