@@ -130,6 +130,12 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         action="store_true",
         help="keep the face networks already in OUT and train only a new detector (recorded as 'detector' in model.json)",
     )
+    train.add_argument(
+        "--first-faces-only",
+        action="store_true",
+        help="keep the detector and the other face networks already in OUT and train only a new first face network "
+        "(dice-faces.onnx, its temperature and the confidence a pip count needs fitted again)",
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads for training (default 2)")
     train.set_defaults(handler=run_train)
@@ -221,11 +227,12 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--real {folder!r}: not a labelled folder (no labels.json)")
     if not args.real and not args.rendered:
         raise UsageError("nothing to train on: give --real folders or --rendered frames")
-    if args.add_second_faces and args.detector_only:
-        raise UsageError("--add-second-faces and --detector-only: train one more face network or a new detector, not both")
+    alone = [f"--{name.replace('_', '-')}" for name in ("add_second_faces", "detector_only", "first_faces_only") if getattr(args, name)]
+    if len(alone) > 1:
+        raise UsageError(f"{' and '.join(alone)}: train one more face network, a new detector or a new first face network, not two at once")
     if args.first_look and not args.add_second_faces:
         raise UsageError("--first-look trains a network beside a kept model: give --add-second-faces too")
-    if args.add_second_faces or args.detector_only:
+    if alone:
         from vision.learned import LearnedModel
 
         LearnedModel(args.out)  # a model to add to, before anything is rendered
@@ -261,6 +268,7 @@ def run_train(args: argparse.Namespace) -> int:
         add_second_faces=args.add_second_faces,
         first_look=args.first_look,
         detector_only=args.detector_only,
+        first_faces_only=args.first_faces_only,
         threads=args.threads,
         checkpoint_dir=str(work),
     )

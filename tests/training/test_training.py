@@ -326,10 +326,40 @@ def test_a_new_detector_beside_kept_face_networks(tmp_path: Path, sources: tuple
     model = LearnedModel(again)  # the reader loads it, with the face networks it had
     assert model.has_second_faces and model.temperature == first_meta["temperature"]
     assert all(0.0 <= d.confidence <= 1.0 for d in LearnedReader(model).read(np.full((240, 320, 3), 128, np.uint8)).dice)
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="not two at once"):
         train(replace(cfg, detector_only=True, add_second_faces=True), lambda line: None)
     with pytest.raises(ModelError, match="nothing-here"):
         train(replace(cfg, out=str(tmp_path / "nothing-here"), detector_only=True), lambda line: None)
+
+
+def test_a_new_first_face_network_beside_a_kept_detector_and_networks(tmp_path: Path, sources: tuple[Path, Path]) -> None:
+    cfg, out = _small_model(tmp_path, sources)
+    kept = {p.name: p.read_bytes() for p in out.glob("*.onnx") if p.name not in ("dice-faces.onnx", "dice-faces.s8.onnx")}
+    first = (out / "dice-faces.onnx").read_bytes()
+    first_meta = json.loads((out / "model.json").read_text())
+    logged: list[str] = []
+    again = train(replace(cfg, first_faces_only=True, face_steps=3, seed=5, rendered_bold_marble=0.6, checkpoint_dir=str(tmp_path / "new")), logged.append)
+    assert any("faces step 2/3" in line for line in logged) and not any("detector step" in line for line in logged)
+    assert {n: b for n, b in ((p.name, p.read_bytes()) for p in again.glob("*.onnx")) if n in kept} == kept
+    assert (again / "dice-faces.onnx").read_bytes() != first
+    meta = json.loads((again / "model.json").read_text())
+    temperature = meta["temperature"]
+    training, detector = meta.pop("training"), meta.pop("detector")
+    old_training = first_meta.pop("training")
+    for key in ("temperature", "min_confidence"):
+        first_meta.pop(key), meta.pop(key)
+    assert meta == first_meta  # the second look's networks and the scales are as they were
+    assert (training["seed"], training["face_steps"], training["rendered_bold_marble"]) == (5, 3, 0.6)
+    assert not any(k.startswith("detector_") for k in training) and "real_weight" not in training
+    # the kept detector's record moves out of the old training record, as it was
+    assert (detector["seed"], detector["steps"], detector["real_weight"]) == (old_training["seed"], old_training["detector_steps"], old_training["real_weight"])
+    model = LearnedModel(again)
+    assert model.has_second_faces and model.temperature == temperature
+    assert all(0.0 <= d.confidence <= 1.0 for d in LearnedReader(model).read(np.full((240, 320, 3), 128, np.uint8)).dice)
+    with pytest.raises(ValueError, match="not two at once"):
+        train(replace(cfg, first_faces_only=True, add_second_faces=True), lambda line: None)
+    with pytest.raises(ModelError, match="nothing-here"):
+        train(replace(cfg, out=str(tmp_path / "nothing-here"), first_faces_only=True), lambda line: None)
 
 
 def test_a_second_face_network_needs_a_model_to_add_to(tmp_path: Path, sources: tuple[Path, Path]) -> None:
@@ -432,6 +462,10 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--detector-only"]) == 2
     assert "no-model" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--detector-only", "--add-second-faces"]) == 2
-    assert "not both" in capsys.readouterr().err
+    assert "not two at once" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--first-faces-only", "--detector-only"]) == 2
+    assert "--detector-only and --first-faces-only" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--first-faces-only"]) == 2
+    assert "no-model" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--first-look"]) == 2
     assert "give --add-second-faces too" in capsys.readouterr().err

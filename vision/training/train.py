@@ -109,6 +109,8 @@ class TrainConfig:
     # their scores averaged (model.json's first_look), not only on dice the first is unsure of
     first_look: bool = False
     detector_only: bool = False  # keep the face networks of the model in ``out``, train only a new detector
+    # keep the detector and the other face networks of the model in ``out``, train only a new first face network
+    first_faces_only: bool = False
     mine_rendered: int = 1500
     # Of the second face network's samples, the share drawn from the training dice the first network
     # is unsure of or wrong about: the only dice the second is ever consulted on (0: none apart)
@@ -494,15 +496,17 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     """Runs the whole recipe; returns the folder holding the ONNX files and ``model.json``. With
     ``cfg.add_second_faces`` the networks already in ``cfg.out`` are kept (its detector cuts the
     crops) and only one more face network is trained beside them, for the second look; with
-    ``cfg.detector_only`` its face networks are kept and only a new detector is trained. With
+    ``cfg.detector_only`` its face networks are kept and only a new detector is trained; with
+    ``cfg.first_faces_only`` its detector and other face networks are kept and only a new first
+    face network is trained (its temperature and confidence fitted again). With
     ``cfg.first_look`` as well as ``add_second_faces``, the network trained joins the first look
     (read with the first on every die) instead.
 
-    :raises ValueError: both ``add_second_faces`` and ``detector_only``; ``first_look`` without
-        ``add_second_faces``.
+    :raises ValueError: more than one of ``add_second_faces``, ``detector_only`` and
+        ``first_faces_only``; ``first_look`` without ``add_second_faces``.
     """
-    if cfg.add_second_faces and cfg.detector_only:
-        raise ValueError("train one more face network or a new detector, not both at once")
+    if cfg.add_second_faces + cfg.detector_only + cfg.first_faces_only > 1:
+        raise ValueError("train one more face network, a new detector or a new first face network, not two at once")
     if cfg.first_look and not cfg.add_second_faces:
         raise ValueError("a network of the first look is trained beside a kept model (add_second_faces)")
     torch.set_num_threads(cfg.threads)
@@ -510,7 +514,7 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     cfg.checkpoints.mkdir(parents=True, exist_ok=True)
     begun = time.monotonic()
-    kept = LearnedModel(out) if cfg.add_second_faces or cfg.detector_only else None
+    kept = LearnedModel(out) if cfg.add_second_faces or cfg.detector_only or cfg.first_faces_only else None
     if kept is not None:
         # the second network reads the crops cut for the first
         cfg = replace(cfg, crop_size=kept.crop_size)
@@ -543,6 +547,8 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     pools, weights = _pick_sources(cfg, rendered, real_train, faces=True)
     val_frames = [f for v in real_val for f in v]
     calibration_frames = ([f for r in real_train for f in r], rendered)
+    if kept is not None and cfg.first_faces_only:
+        return _new_first_faces(cfg, kept, pools, weights, val_frames, calibration_frames, rendered, real_train, begun, log)
     if kept is not None:
         metadata = dict(kept.metadata)
     else:
@@ -616,9 +622,49 @@ def real_record(cfg: TrainConfig, real_train: Sequence[Sequence[TrainFrame]], *,
     return records
 
 
+def _new_first_faces(
+    cfg: TrainConfig,
+    kept: LearnedModel,
+    pools: list[list[TrainFrame]],
+    weights: list[float],
+    val_frames: Sequence[TrainFrame],
+    calibration_frames: tuple[Sequence[TrainFrame], Sequence[TrainFrame]],
+    rendered: Sequence[TrainFrame],
+    real_train: Sequence[Sequence[TrainFrame]],
+    begun: float,
+    log: Log,
+) -> Path:
+    """Trains a first face network in place of ``kept``'s (its detector and other face networks
+    stay as they are) and records it in ``model.json``'s ``training``, with the temperature and
+    the confidence a pip count needs fitted for it; the detector's own record (``detector``) is
+    kept, taken from the old ``training`` record where the model has none apart."""
+    out = Path(cfg.out)
+    fresh = _first_faces(cfg, None, pools, weights, val_frames, calibration_frames, rendered, real_train, begun, log)
+    metadata = dict(kept.metadata)
+    if "detector" not in metadata:
+        old = metadata.get("training", {})
+        metadata["detector"] = {
+            "seed": old.get("seed"),
+            "rendered_frames": old.get("rendered_frames"),
+            **({"rendered_bold_marble": old["rendered_bold_marble"]} if "rendered_bold_marble" in old else {}),
+            "real": [{k: v for k, v in r.items() if k != "weight"} for r in old.get("real", [])],
+            "real_weight": old.get("real_weight"),
+            "steps": old.get("detector_steps"),
+            "batch": old.get("detector_batch"),
+            "patch": old.get("detector_patch"),
+            "lr": old.get("lr"),
+        }
+    for key in ("temperature", "min_confidence"):
+        metadata[key] = fresh[key]
+    metadata["training"] = {k: v for k, v in fresh["training"].items() if not k.startswith("detector_") and k != "real_weight"}
+    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote the first face network in {out} in {(time.monotonic() - begun) / 60:.1f} min")
+    return out
+
+
 def _first_faces(
     cfg: TrainConfig,
-    detector: DiceDetector,
+    detector: DiceDetector | None,
     pools: list[list[TrainFrame]],
     weights: list[float],
     val_frames: Sequence[TrainFrame],
@@ -628,14 +674,16 @@ def _first_faces(
     begun: float,
     log: Log,
 ) -> dict[str, Any]:
-    """Trains the face network, writes it and the detector to ``cfg.out``; returns ``model.json``'s contents."""
+    """Trains the face network, writes it and the detector (unless kept: None) to ``cfg.out``;
+    returns ``model.json``'s contents."""
     out = Path(cfg.out)
     faces = train_faces(cfg, pools, weights, log)
     temperature = fit_temperature(faces, val_frames) if val_frames else 1.0
     log(f"face temperature {temperature} (fitted on {sum(len(f.dice) for f in val_frames)} val dice)")
     min_confidence = fit_min_confidence(faces, val_frames, temperature)
     log(f"min confidence {min_confidence} (the lowest at which the val dice read 99.8 % right)")
-    _export_detector(detector, out)
+    if detector is not None:
+        _export_detector(detector, out)
     int8_agreement = _export_faces(cfg, faces, out / FACES_FILE, val_frames, calibration_frames, log)
     return {
         "classes": list(CLASSES),
