@@ -531,7 +531,8 @@ def train(cfg: TrainConfig, log: Log = print) -> Path:
     detect_raw: Callable[[np.ndarray], np.ndarray]
     if kept is not None:
         detect_raw = kept.detect_raw
-        log(f"kept the detector and face network of {kept.folder}")
+        kept_parts = "detector, first look and second look" if cfg.first_faces_only else "detector and face network"
+        log(f"kept the {kept_parts} of {kept.folder}")
     else:
         pools, weights = _pick_sources(cfg, rendered, real_train, faces=False)
         detector = train_detector(cfg, pools, weights, log)
