@@ -107,6 +107,14 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         "(default 0; the same scenes are rendered either way)",
     )
     train.add_argument(
+        "--glare-streaks",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of the rendered frames whose glossy dice show a long light's reflection, thin bright bands across "
+        "their top faces and pips, 0-1 (default 0; the same scenes are rendered either way)",
+    )
+    train.add_argument(
         "--first-look",
         action="store_true",
         help="with --add-second-faces: the network trained reads the first network's crop and is read with it on every die, "
@@ -215,8 +223,9 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--second-hard-share {args.second_hard_share!r}: must be from 0 to 0.9")
     if not 0.0 <= args.second_camera_share <= 1.0:
         raise UsageError(f"--second-camera-share {args.second_camera_share!r}: must be from 0 to 1")
-    if not 0.0 <= args.bold_marble <= 1.0:
-        raise UsageError(f"--bold-marble {args.bold_marble!r}: must be from 0 to 1")
+    for name in ("bold_marble", "glare_streaks"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)!r}: must be from 0 to 1")
     if not 0.8 <= args.second_crop_context <= 2.0:
         raise UsageError(f"--second-crop-context {args.second_crop_context!r}: must be from 0.8 to 2")
     for name in ("rendered", "detector_steps", "face_steps", "detector_batch", "face_batch", "face_width", "threads"):
@@ -238,11 +247,12 @@ def run_train(args: argparse.Namespace) -> int:
         LearnedModel(args.out)  # a model to add to, before anything is rendered
     work = args.work or args.out / "work"
     bold = f"-bold{args.bold_marble:g}" if args.bold_marble else ""
-    rendered = work / f"rendered-{args.seed}-{args.rendered}{bold}"
+    streaks = f"-streaks{args.glare_streaks:g}" if args.glare_streaks else ""
+    rendered = work / f"rendered-{args.seed}-{args.rendered}{bold}{streaks}"
     if args.rendered and not (rendered / TRAINING_FILE).is_file():
         begun = time.monotonic()
         print(f"rendering {args.rendered} training frames into {rendered} ...", file=sys.stderr, flush=True)
-        write_training_set(rendered, args.rendered, seed=args.seed + 1, bold_marble=args.bold_marble)
+        write_training_set(rendered, args.rendered, seed=args.seed + 1, bold_marble=args.bold_marble, glare_streaks=args.glare_streaks)
         print(f"rendered in {time.monotonic() - begun:.0f} s", file=sys.stderr, flush=True)
     cfg = TrainConfig(
         out=str(args.out),
@@ -265,6 +275,7 @@ def run_train(args: argparse.Namespace) -> int:
         second_camera_share=args.second_camera_share,
         second_standardised=args.second_standardised,
         rendered_bold_marble=args.bold_marble if args.rendered else 0.0,
+        rendered_glare_streaks=args.glare_streaks if args.rendered else 0.0,
         add_second_faces=args.add_second_faces,
         first_look=args.first_look,
         detector_only=args.detector_only,

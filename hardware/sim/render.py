@@ -193,6 +193,37 @@ def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndar
     canvas[y0:y1, x0:x1] += spot[:, :, None] * wb
 
 
+def _streaks(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndarray) -> None:
+    """A long light's reflection on a glossy top face: thin bright bands across it, with crisp
+    edges (a mirror image, not a soft spot). Each die, tilted a little and standing elsewhere under
+    the light, shows the bands at its own place and a slightly other angle: both follow from where
+    the face lies in the frame, so the same scene draws the same bands."""
+    h, w = canvas.shape[:2]
+    x0 = max(int(math.floor(quad[:, 0].min())), 0)
+    y0 = max(int(math.floor(quad[:, 1].min())), 0)
+    x1 = min(int(math.ceil(quad[:, 0].max())) + 1, w)
+    y1 = min(int(math.ceil(quad[:, 1].max())) + 1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return
+    edge = float(np.hypot(*(quad[1] - quad[0])))
+    cx, cy = (float(v) for v in quad.mean(axis=0))
+    angle = math.radians(lighting.streak_angle_deg + 12.0 * math.sin(0.051 * cx + 0.073 * cy))
+    # where the bands cross the face: anywhere from edge to edge, by the face's place in the frame
+    offset = 0.45 * edge * math.sin(0.137 * cx - 0.089 * cy + 1.3)
+    half = max(lighting.streak_width * edge / 2, 0.6)
+    gap = 3.0 * half + 0.12 * edge  # between the bands of one light (a window's bars)
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    across = (xx - cx) * -math.sin(angle) + (yy - cy) * math.cos(angle) - offset
+    band = np.zeros_like(across)
+    for i in range(lighting.streak_count):
+        centre = (i - (lighting.streak_count - 1) / 2) * gap
+        # one pixel of soft edge: a reflection is as sharp as the lens draws it
+        band = np.maximum(band, np.clip(half + 0.5 - np.abs(across - centre), 0.0, 1.0))
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    canvas[y0:y1, x0:x1] += (band * mask * (255.0 * lighting.streaks))[:, :, None] * wb
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
@@ -398,6 +429,8 @@ def _draw(scene: TrayScene) -> tuple[np.ndarray, tuple[DieTruth, ...]]:
                     top_quad_px = quad_px
                     if scene.lighting.glare > 0 and n[2] > 0.9:
                         _glare(canvas, quad_px, scene.lighting, wb)
+                    if scene.lighting.streaks > 0 and n[2] > 0.9:
+                        _streaks(canvas, quad_px, scene.lighting, wb)
         sil = cam.project(pose.vertices())
         die_box = _box(sil, cam)
         if pose.moving:

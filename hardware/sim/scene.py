@@ -260,7 +260,12 @@ class Lighting:
     frame (``gradient``, ``vignette``), an overall ``exposure`` gain, ``glare``: the strength
     (0..1) of a specular highlight on glossy top faces, and ``diffuse``: how soft the light is (0: one
     hard lamp, dark sides and crisp shadows; 1: overcast daylight, sides nearly as bright as the top,
-    faint shadows)."""
+    faint shadows).
+
+    ``streaks``: the strength (0..1) of a long light's reflection (a tube lamp, a window's bars) on
+    glossy top faces: ``streak_count`` thin bright bands, ``streak_width`` of a face's edge wide,
+    across each top face at about ``streak_angle_deg``. They cross pips as they do on real glossy
+    dice, where they can split a pip or join two."""
 
     azimuth_deg: float = 120.0
     elevation_deg: float = 60.0
@@ -270,6 +275,10 @@ class Lighting:
     exposure: float = 1.0
     glare: float = 0.0
     diffuse: float = 0.0
+    streaks: float = 0.0
+    streak_angle_deg: float = 0.0
+    streak_width: float = 0.08
+    streak_count: int = 1
 
     def direction(self) -> np.ndarray:
         a, e = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import colorsys
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -264,11 +264,33 @@ def _die_entry(truth: DieTruth, finish: FrameFinish, width: int, height: int) ->
     return entry
 
 
-def training_frame(rng: np.random.Generator, *, bold_marble: float = 0.0) -> tuple[np.ndarray, list[dict[str, Any]]]:
+def with_streaks(scene: TrayScene, share: float) -> TrayScene:
+    """``scene``, or, for ``share`` of scenes, the same scene lit by a long light whose reflection
+    crosses its glossy top faces in thin bright bands (:attr:`Lighting.streaks`). Drawn from the
+    scene's own seed, not from the caller's generator: a scene is the same with any share, but for
+    those bands."""
+    if share <= 0:
+        return scene
+    own = np.random.default_rng([scene.background.seed, 2])
+    if own.random() >= share:
+        return scene
+    streaks = replace(
+        scene.lighting,
+        streaks=float(own.uniform(0.35, 1.0)),
+        streak_angle_deg=float(own.uniform(0, 180)),
+        streak_width=float(own.uniform(0.03, 0.14)),
+        streak_count=int(own.choice([1, 1, 1, 2, 3])),
+    )
+    return replace(scene, lighting=streaks)
+
+
+def training_frame(
+    rng: np.random.Generator, *, bold_marble: float = 0.0, glare_streaks: float = 0.0
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """One finished training frame and its dice (see :data:`TRAINING_FILE` for the entry keys);
-    ``bold_marble`` as :func:`random_style` takes it."""
+    ``bold_marble`` as :func:`random_style` takes it, ``glare_streaks`` as :func:`with_streaks`."""
     width, height = _FRAME_SIZES[int(rng.integers(len(_FRAME_SIZES)))]
-    scene = training_scene(rng, width, height, bold_marble=bold_marble)
+    scene = with_streaks(training_scene(rng, width, height, bold_marble=bold_marble), glare_streaks)
     tray = render_tray(scene, rng)
     finish = FrameFinish.random(rng)
     frame = finish.apply(tray.frame)
@@ -276,12 +298,15 @@ def training_frame(rng: np.random.Generator, *, bold_marble: float = 0.0) -> tup
     return frame, dice
 
 
-def write_training_set(directory: str | Path, n_frames: int, seed: int = 0, *, start: int = 0, bold_marble: float = 0.0) -> Path:
+def write_training_set(
+    directory: str | Path, n_frames: int, seed: int = 0, *, start: int = 0, bold_marble: float = 0.0, glare_streaks: float = 0.0
+) -> Path:
     """Render ``n_frames`` training frames into ``directory`` (``train_NNNNNN.jpg`` + ``training.json``).
 
     Frame ``i`` is drawn from its own seed (``seed``, ``i``), so a set can be extended with ``start``
     and any frame rebuilt alone. ``bold_marble``: as :func:`random_style` takes it (the same
-    scenes, their marbled dice veined boldly at that share).
+    scenes, their marbled dice veined boldly at that share); ``glare_streaks``: the share of frames
+    whose glossy dice show a long light's reflection (:func:`with_streaks`; the same scenes else).
 
     :raises DatasetWriteError: the folder or a file cannot be written.
     """
@@ -293,7 +318,7 @@ def write_training_set(directory: str | Path, n_frames: int, seed: int = 0, *, s
     entries: list[dict[str, Any]] = []
     for i in range(start, start + n_frames):
         rng = np.random.default_rng([seed, i])
-        frame, dice = training_frame(rng, bold_marble=bold_marble)
+        frame, dice = training_frame(rng, bold_marble=bold_marble, glare_streaks=glare_streaks)
         name = f"train_{i:06d}.jpg"
         _write_image(out / name, frame, jpeg_quality=95)
         entries.append({"image": name, "width": frame.shape[1], "height": frame.shape[0], "dice": dice})
@@ -312,5 +337,6 @@ __all__ = [
     "random_style",
     "training_frame",
     "training_scene",
+    "with_streaks",
     "write_training_set",
 ]

@@ -350,6 +350,29 @@ def test_glare_brightens_the_top_face_only() -> None:
     assert diff[outside].max() <= 2  # at most an anti-aliased edge pixel rounds differently
 
 
+def test_streaks_are_thin_bright_bands_across_top_faces_only() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(17)
+    scene = random_scene(rng, 3, tilt_deg=0, styles=[DieStyle.parse("red/white")], optics=Optics(0, 0, None))
+    lighting = replace(scene.lighting, glare=0.0, streaks=0.8, streak_angle_deg=30.0, streak_width=0.06)
+    matte = render_tray(replace(scene, lighting=replace(lighting, streaks=0.0)), np.random.default_rng(0))
+    one = render_tray(replace(scene, lighting=lighting), np.random.default_rng(0))
+    three = render_tray(replace(scene, lighting=replace(lighting, streak_count=3)), np.random.default_rng(0))
+    diff = cv2.absdiff(one.frame, matte.frame).max(axis=2)
+    more = cv2.absdiff(three.frame, matte.frame).max(axis=2)
+    outside = np.ones_like(diff, bool)
+    for t in matte.truth:
+        x, y, w, h = t.box
+        face = diff[y : y + h, x : x + w]
+        assert face.max() > 100  # a bright band on each top face ...
+        lit = int(np.count_nonzero(face > 40))
+        assert 0 < lit < 0.25 * w * h  # ... a thin one, not a spot over the face
+        assert np.count_nonzero(more[y : y + h, x : x + w] > 40) > 1.5 * lit  # three bands of one light
+        outside[y - 1 : y + h + 1, x - 1 : x + w + 1] = False  # the face's anti-aliased rim may round out
+    assert diff[outside].max() <= 2 and more[outside].max() <= 2
+
+
 @settings(max_examples=12, deadline=None)
 @given(
     seed=st.integers(0, 10_000),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -12,7 +13,15 @@ import pytest
 
 from hardware.sim import DatasetWriteError
 from hardware.sim.faces import DieDesign, DieStyle, Finish, InvalidDieDesign, face_texture
-from hardware.sim.training import FrameFinish, random_design, random_style, training_frame, training_scene, write_training_set
+from hardware.sim.training import (
+    FrameFinish,
+    random_design,
+    random_style,
+    training_frame,
+    training_scene,
+    with_streaks,
+    write_training_set,
+)
 
 
 def test_same_seed_same_files(tmp_path: Path) -> None:
@@ -76,6 +85,21 @@ def test_bold_marble_changes_only_how_marbled_dice_look() -> None:
                 bold += 1
     marbled = sum(d.style.finish is Finish.MARBLED for s in veined for d in s.dice)
     assert 0.35 * marbled < bold < 0.85 * marbled
+
+
+def test_glare_streaks_change_only_the_light_of_a_share_of_scenes() -> None:
+    plain = [training_scene(np.random.default_rng([6, i])) for i in range(60)]
+    assert [with_streaks(s, 0.0) for s in plain] == plain
+    lit = [with_streaks(s, 0.3) for s in plain]
+    streaked = 0
+    for a, b in zip(plain, lit):
+        assert replace(b, lighting=a.lighting) == a  # the same dice, tray and camera
+        if b.lighting != a.lighting:
+            assert replace(b.lighting, streaks=0.0, streak_angle_deg=0.0, streak_width=0.08, streak_count=1) == a.lighting
+            assert 0.35 <= b.lighting.streaks <= 1.0 and b.lighting.streak_count in (1, 2, 3)
+            streaked += 1
+    assert 8 <= streaked <= 30
+    assert [with_streaks(s, 0.3) for s in plain] == lit  # drawn from the scene, not from a generator
 
 
 def test_bold_veins_cross_the_face_and_its_pips() -> None:

@@ -300,10 +300,12 @@ def test_a_face_network_of_the_first_look_beside_a_kept_model(tmp_path: Path, so
     model = LearnedModel(again)
     assert [f.file for f in model.first_look] == ["dice-faces-1b.onnx"] and len(model.second_faces) == 1
     assert "rendered_bold_marble" not in look
-    # a second one joins the first; the rendered set it was given, veined boldly, is recorded
-    train(replace(look_cfg, seed=1, rendered_bold_marble=0.6), lambda line: None)
+    # a second one joins the first; the rendered set it was given, veined boldly and with streaks
+    # of glare, is recorded
+    train(replace(look_cfg, seed=1, rendered_bold_marble=0.6, rendered_glare_streaks=0.3), lambda line: None)
     assert [f.file for f in LearnedModel(again).first_look] == ["dice-faces-1b.onnx", "dice-faces-1c.onnx"]
-    assert json.loads((again / "model.json").read_text())["first_look"][1]["rendered_bold_marble"] == 0.6
+    second = json.loads((again / "model.json").read_text())["first_look"][1]
+    assert (second["rendered_bold_marble"], second["rendered_glare_streaks"]) == (0.6, 0.3)
     with pytest.raises(ValueError, match="beside a kept model"):
         train(replace(cfg, first_look=True), lambda line: None)
 
@@ -338,7 +340,7 @@ def test_a_new_first_face_network_beside_a_kept_detector_and_networks(tmp_path: 
     first = (out / "dice-faces.onnx").read_bytes()
     first_meta = json.loads((out / "model.json").read_text())
     logged: list[str] = []
-    again = train(replace(cfg, first_faces_only=True, face_steps=3, seed=5, rendered_bold_marble=0.6, checkpoint_dir=str(tmp_path / "new")), logged.append)
+    again = train(replace(cfg, first_faces_only=True, face_steps=3, seed=5, rendered_glare_streaks=0.3, checkpoint_dir=str(tmp_path / "new")), logged.append)
     assert any("faces step 2/3" in line for line in logged) and not any("detector step" in line for line in logged)
     assert {n: b for n, b in ((p.name, p.read_bytes()) for p in again.glob("*.onnx")) if n in kept} == kept
     assert (again / "dice-faces.onnx").read_bytes() != first
@@ -349,7 +351,8 @@ def test_a_new_first_face_network_beside_a_kept_detector_and_networks(tmp_path: 
     for key in ("temperature", "min_confidence"):
         first_meta.pop(key), meta.pop(key)
     assert meta == first_meta  # the second look's networks and the scales are as they were
-    assert (training["seed"], training["face_steps"], training["rendered_bold_marble"]) == (5, 3, 0.6)
+    assert (training["seed"], training["face_steps"], training["rendered_glare_streaks"]) == (5, 3, 0.3)
+    assert "rendered_bold_marble" not in training
     assert not any(k.startswith("detector_") for k in training) and "real_weight" not in training
     # the kept detector's record moves out of the old training record, as it was
     assert (detector["seed"], detector["steps"], detector["real_weight"]) == (old_training["seed"], old_training["detector_steps"], old_training["real_weight"])
@@ -457,6 +460,8 @@ def test_train_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--second-camera-share" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--bold-marble", "-0.1"]) == 2
     assert "--bold-marble" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path), "--rendered", "2", "--glare-streaks", "1.5"]) == 2
+    assert "--glare-streaks 1.5: must be from 0 to 1" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--add-second-faces"]) == 2
     assert "no-model" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "no-model"), "--rendered", "2", "--detector-only"]) == 2

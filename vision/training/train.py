@@ -123,11 +123,25 @@ class TrainConfig:
     # The share of the rendered set's marbled dice veined boldly (hardware.sim.training.random_style):
     # recorded with the networks it trains, as the set was rendered by the caller
     rendered_bold_marble: float = 0.0
+    # ... and the share of its frames whose glossy dice show a long light's reflection
+    # (hardware.sim.training.with_streaks)
+    rendered_glare_streaks: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def checkpoints(self) -> Path:
         return Path(self.checkpoint_dir or self.out)
+
+
+#: How the rendered set was drawn beyond the shipped recipe, as the records of the networks
+#: trained on it name it (:func:`rendered_record`).
+RENDERED_LOOKS = ("rendered_bold_marble", "rendered_glare_streaks")
+
+
+def rendered_record(cfg: TrainConfig) -> dict[str, float]:
+    """The shares of :data:`RENDERED_LOOKS` that ``cfg``'s rendered set was drawn with (none
+    for the shipped recipe)."""
+    return {key: float(getattr(cfg, key)) for key in RENDERED_LOOKS if getattr(cfg, key) > 0}
 
 
 def _pick_sources(
@@ -593,7 +607,7 @@ def _new_detector(
     metadata["detector"] = {
         "seed": cfg.seed,
         "rendered_frames": len(rendered),
-        **({"rendered_bold_marble": cfg.rendered_bold_marble} if cfg.rendered_bold_marble > 0 else {}),
+        **rendered_record(cfg),
         "real": real_record(cfg, real_train, weights=False),
         "real_weight": cfg.real_weight if real_train else 0.0,
         "steps": cfg.detector_steps,
@@ -647,7 +661,7 @@ def _new_first_faces(
         metadata["detector"] = {
             "seed": old.get("seed"),
             "rendered_frames": old.get("rendered_frames"),
-            **({"rendered_bold_marble": old["rendered_bold_marble"]} if "rendered_bold_marble" in old else {}),
+            **{key: old[key] for key in RENDERED_LOOKS if key in old},
             "real": [{k: v for k, v in r.items() if k != "weight"} for r in old.get("real", [])],
             "real_weight": old.get("real_weight"),
             "steps": old.get("detector_steps"),
@@ -697,7 +711,7 @@ def _first_faces(
         "training": {
             "seed": cfg.seed,
             "rendered_frames": len(rendered),
-            **({"rendered_bold_marble": cfg.rendered_bold_marble} if cfg.rendered_bold_marble > 0 else {}),
+            **rendered_record(cfg),
             "real": real_record(cfg, real_train, weights=True),
             "real_weight": cfg.real_weight if real_train else 0.0,
             "face_real_weight": cfg.face_real_weight if real_train else 0.0,
@@ -783,8 +797,7 @@ def _second_faces(
         record["camera_share"] = cfg.second_camera_share
     if cfg.second_standardised:
         record["input"] = "standardised"
-    if cfg.rendered_bold_marble > 0:
-        record["rendered_bold_marble"] = cfg.rendered_bold_marble
+    record.update(rendered_record(cfg))
     if agreement is not None:
         record["int8_agreement"] = round(agreement, 4)
     record["minutes"] = round((time.monotonic() - begun) / 60, 1)
