@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,8 +173,11 @@ def _face_bgra(design: DieDesign, style: DieStyle, value: int, res: int) -> np.n
     return out
 
 
-def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndarray) -> None:
-    """A soft specular highlight on a glossy top face, off centre towards the light."""
+def _light_face(
+    canvas: np.ndarray, quad: np.ndarray, wb: np.ndarray, strength: float, pattern: Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+) -> None:
+    """Adds light reflected off a glossy top face (corners ``quad``) to ``canvas``: ``pattern`` of
+    the pixel grid (x, y) and the face's edge, 0..1, within the face, at ``strength`` of white."""
     h, w = canvas.shape[:2]
     x0 = max(int(math.floor(quad[:, 0].min())), 0)
     y0 = max(int(math.floor(quad[:, 1].min())), 0)
@@ -183,14 +186,23 @@ def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndar
     if x1 - x0 < 3 or y1 - y0 < 3:
         return
     edge = float(np.hypot(*(quad[1] - quad[0])))
-    a = math.radians(lighting.azimuth_deg)
-    centre = quad.mean(axis=0) + np.array([math.cos(a), -math.sin(a)]) * edge * 0.22
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    r2 = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (edge * 0.22) ** 2
     mask = np.zeros((y1 - y0, x1 - x0), np.float32)
     cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
-    spot = np.exp(-r2) * mask * (255.0 * lighting.glare)
-    canvas[y0:y1, x0:x1] += spot[:, :, None] * wb
+    canvas[y0:y1, x0:x1] += (pattern(xx, yy, edge) * mask * (255.0 * strength))[:, :, None] * wb
+
+
+def _glare(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndarray) -> None:
+    """A soft specular highlight on a glossy top face, off centre towards the light."""
+    a = math.radians(lighting.azimuth_deg)
+
+    def spot(xx: np.ndarray, yy: np.ndarray, edge: float) -> np.ndarray:
+        centre = quad.mean(axis=0) + np.array([math.cos(a), -math.sin(a)]) * edge * 0.22
+        r2 = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (edge * 0.22) ** 2
+        out: np.ndarray = np.exp(-r2)
+        return out
+
+    _light_face(canvas, quad, wb, lighting.glare, spot)
 
 
 def _streaks(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.ndarray) -> None:
@@ -198,30 +210,23 @@ def _streaks(canvas: np.ndarray, quad: np.ndarray, lighting: Lighting, wb: np.nd
     edges (a mirror image, not a soft spot). Each die, tilted a little and standing elsewhere under
     the light, shows the bands at its own place and a slightly other angle: both follow from where
     the face lies in the frame, so the same scene draws the same bands."""
-    h, w = canvas.shape[:2]
-    x0 = max(int(math.floor(quad[:, 0].min())), 0)
-    y0 = max(int(math.floor(quad[:, 1].min())), 0)
-    x1 = min(int(math.ceil(quad[:, 0].max())) + 1, w)
-    y1 = min(int(math.ceil(quad[:, 1].max())) + 1, h)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return
-    edge = float(np.hypot(*(quad[1] - quad[0])))
     cx, cy = (float(v) for v in quad.mean(axis=0))
     angle = math.radians(lighting.streak_angle_deg + 12.0 * math.sin(0.051 * cx + 0.073 * cy))
-    # where the bands cross the face: anywhere from edge to edge, by the face's place in the frame
-    offset = 0.45 * edge * math.sin(0.137 * cx - 0.089 * cy + 1.3)
-    half = max(lighting.streak_width * edge / 2, 0.6)
-    gap = 3.0 * half + 0.12 * edge  # between the bands of one light (a window's bars)
-    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    across = (xx - cx) * -math.sin(angle) + (yy - cy) * math.cos(angle) - offset
-    band = np.zeros_like(across)
-    for i in range(lighting.streak_count):
-        centre = (i - (lighting.streak_count - 1) / 2) * gap
-        # one pixel of soft edge: a reflection is as sharp as the lens draws it
-        band = np.maximum(band, np.clip(half + 0.5 - np.abs(across - centre), 0.0, 1.0))
-    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
-    canvas[y0:y1, x0:x1] += (band * mask * (255.0 * lighting.streaks))[:, :, None] * wb
+
+    def bands(xx: np.ndarray, yy: np.ndarray, edge: float) -> np.ndarray:
+        # where the bands cross the face: anywhere from edge to edge, by the face's place in the frame
+        offset = 0.45 * edge * math.sin(0.137 * cx - 0.089 * cy + 1.3)
+        half = max(lighting.streak_width * edge / 2, 0.6)
+        gap = 3.0 * half + 0.12 * edge  # between the bands of one light (a window's bars)
+        across = (xx - cx) * -math.sin(angle) + (yy - cy) * math.cos(angle) - offset
+        band = np.zeros_like(across)
+        for i in range(lighting.streak_count):
+            centre = (i - (lighting.streak_count - 1) / 2) * gap
+            # one pixel of soft edge: a reflection is as sharp as the lens draws it
+            band = np.maximum(band, np.clip(half + 0.5 - np.abs(across - centre), 0.0, 1.0))
+        return band
+
+    _light_face(canvas, quad, wb, lighting.streaks, bands)
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
