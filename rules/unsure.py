@@ -75,7 +75,11 @@ def settle(faces: Sequence[UnsureFace], key: DiceKey, outcome: Callable[[Roll], 
     if len(set(results.values())) == 1 and not mixed:
         common = next(iter(results.values()))
         kept = Roll(tuple(next(iter(symbols[i])) if i in symbols else choices[i][0] for i in range(len(choices))))
-        if outcome(kept) == common:
+        try:
+            same = outcome(kept) == common
+        except InvalidRollError:
+            same = False  # the outcome is reckoned from every number (a dice total)
+        if same:
             return Settled(kept, ())
         # The symbols alone do not make the roll do what every way of reading it does (a
         # straight counts numbers): the numbers are needed.

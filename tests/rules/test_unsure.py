@@ -57,3 +57,12 @@ def test_a_die_with_no_number_is_invalid() -> None:
         settle([(), 1, 2, 3, 4], BARBARIAN, does)
     with pytest.raises(InvalidRollError, match="1 to 6"):
         settle([(1, 9), 1, 2, 3, 4], BARBARIAN, does)
+
+
+def test_an_outcome_reckoned_from_the_dice_total_needs_the_numbers() -> None:
+    # At least 8 in all: 1 or 2 beside 3 and 4 makes 8 or 9, the same outcome either way, but a
+    # sword has no number to add, so the die is asked for rather than the roll failing.
+    def at_least_eight(roll: Roll) -> bool:
+        return roll.total() >= 8
+
+    assert settle([(1, 2), 3, 4], BARBARIAN, at_least_eight) == Settled(None, (0,))
