@@ -184,7 +184,7 @@ def _one_die(learned: DieReading, pips: DieReading, sure_of_more: float = SURE_L
         return DieReading(
             None, min(learned.confidence, pips.confidence), pips.box, DieStatus.UNREADABLE,
             reason=f"readings differ: {learned.value} or {pips.value}",
-            candidates=(str(learned.value), str(pips.value)),
+            candidates=(str(learned.value), str(pips.value)), candidate_values=(learned.value, pips.value),
         )  # fmt: skip
     if pips.ok and str(pips.value) in learned.candidates:
         # Torn between two faces, the learned reader is settled by the pip reader's layout when it

@@ -712,9 +712,12 @@ class LearnedReader:
                 return DieReading(int(name), confidence, die.box, DieStatus.OK, face=name)
             runner = CLASSES[int(np.argsort(p)[-2])]
             faces = (name, runner) if runner in _PIP_FACES else (name,)
+            # Two counts it may be are numbers the rules can weigh (4 or 5: a heart either way);
+            # one count or "no pip face" is no choice between numbers, and is asked for.
             return DieReading(
                 None, confidence, die.box, DieStatus.UNREADABLE,
                 reason=f"unsure: {name} or {runner}", candidates=faces,
+                candidate_values=tuple(int(f) for f in faces) if len(faces) > 1 else (),
             )  # fmt: skip
         if die.score < NOT_PIPS_MIN_SCORE:
             return None  # likelier a key or a card than a die (precision first: a phantom die stops the table)

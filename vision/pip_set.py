@@ -58,6 +58,12 @@ class PipSetReader:
             return replace(die, face=face.label, symbol=face.symbol)
         if not die.candidates:
             return die
-        # the plain reader's candidates are counts, and a pip set has a face for every count
+        # the plain reader's candidates are counts, and a pip set has a face for every count; the
+        # numbers stand as the plain reader gives them (one count alone is no choice to weigh)
         values = tuple(int(c) for c in die.candidates)
-        return replace(die, candidates=tuple(self.faces[v].label for v in values), candidate_values=values)
+        named = replace(die, candidates=tuple(self.faces[v].label for v in values))
+        shared = {self.faces[v].symbol for v in die.candidate_values}
+        if len(die.candidate_values) > 1 and len(shared) == 1 and None not in shared:
+            # the set's faces it may be all show one symbol: that much is read
+            return replace(named, symbol=shared.pop())
+        return named

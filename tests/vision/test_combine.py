@@ -30,7 +30,7 @@ def test_a_sure_learned_count_stands_against_the_pip_reader_either_way() -> None
     # reader may have counted the side face's pips with the top's
     lower = combine(FrameReading((_ok(6, (100, 100, 40, 40), 0.9),)), FrameReading((_ok(3, (100, 100, 40, 40)),)), [(120, 160)])
     assert lower.values == () and lower.dice[0].status is DieStatus.UNREADABLE
-    assert lower.dice[0].candidates == ("6", "3")
+    assert lower.dice[0].candidates == ("6", "3") and lower.dice[0].candidate_values == (6, 3)
     # no side face seen: the pip reader missed faint pips (red on a blue die)
     faint = combine(FrameReading((_ok(4, (100, 100, 40, 40), 0.91),)), FrameReading((_ok(2, (104, 102, 34, 34)),)))
     assert faint.values == (4,)

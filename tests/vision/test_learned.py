@@ -245,6 +245,16 @@ def test_a_find_with_no_pip_face_stands_only_where_the_detector_is_sure_of_it(re
     assert four is not None and four.value == 4
 
 
+def test_an_unsure_count_whose_runner_up_is_no_pip_face_gives_no_number_to_weigh(reader: LearnedReader) -> None:
+    # "1 or other" is no choice between numbers: the table sets such a die, the rules never take it for a one
+    p = np.full(len(CLASSES), 0.01, np.float32)
+    p[CLASSES.index("1")], p[CLASSES.index("other")] = 0.6, 0.3
+    one = reader._reading(FoundDie(100.0, 100.0, 30.0, 0.8), p)
+    assert one is not None and one.status is DieStatus.UNREADABLE
+    assert one.candidates == ("1",) and one.candidate_values == ()
+    assert one.reason == "unsure: 1 or other"
+
+
 @pytest.mark.skipif(not BYLER.is_dir(), reason="byler-d6-train photos not present")
 def test_two_small_touching_dice_found_as_one_come_apart_closer(reader: LearnedReader) -> None:
     # a purple three against a white six, each about 17 working px, found as one die between them
@@ -320,6 +330,7 @@ def test_a_die_found_by_a_closer_look_must_be_read_more_surely(reader: LearnedRe
     assert read is not None and read.ok and read.value == 4 and reader.reads_surely(p, first)
     unsure = reader._reading(closer, p)
     assert unsure is not None and unsure.status is DieStatus.UNREADABLE and unsure.candidates == ("4", "5")
+    assert unsure.candidate_values == (4, 5)  # numbers the rules may weigh: a heart either way
     assert not reader.reads_surely(p, closer)
     p[CLASSES.index("4")], p[CLASSES.index("5")] = 0.995, 0.005
     sure = reader._reading(closer, p)

@@ -13,6 +13,7 @@ from vision.imageio import load_image
 from vision.pip_set import PipSetReader, is_pip_set
 from vision.profile_reader import CalibratedFace
 from vision.reader import DiceReader
+from vision.types import DieReading, DieStatus, FrameReading
 
 REAL_D6 = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-d6"
 NAMES = ("one", "two", "three", "four", "five", "six")
@@ -64,3 +65,29 @@ def test_a_six_carries_the_symbol_the_set_gives_it() -> None:
     tray = render_tray(random_scene(rng, 3, styles=[DieStyle()], values=[6, 6, 2], tilt_deg=0, die_px=60.0), rng)
     dice = PipSetReader(FACES).read(tray.frame).dice
     assert sorted((d.value, d.face, d.symbol) for d in dice if d.ok) == [(2, "two", None), (6, "six", "crit"), (6, "six", "crit")]
+
+
+class _Reads:
+    """A plain reader that gives one reading whatever the frame (the set's naming is what is tested)."""
+
+    def __init__(self, *dice: DieReading) -> None:
+        self.reading = FrameReading(dice)
+
+    def read(self, frame: np.ndarray) -> FrameReading:
+        return self.reading
+
+
+def test_an_unsure_die_has_the_symbol_its_candidate_faces_share_and_one_count_alone_gives_no_number() -> None:
+    faces = tuple(CalibratedFace(name, value, "heart" if value in (4, 5) else None, pips=True) for value, name in enumerate(NAMES, start=1))
+    box = (10, 10, 40, 40)
+    hearts = DieReading(None, 0.7, box, DieStatus.UNREADABLE, reason="unsure: 4 or 5", candidates=("4", "5"), candidate_values=(4, 5))
+    apart = DieReading(None, 0.7, box, DieStatus.UNREADABLE, reason="unsure: 3 or 4", candidates=("3", "4"), candidate_values=(3, 4))
+    alone = DieReading(None, 0.7, box, DieStatus.UNREADABLE, reason="unsure: 4 or other", candidates=("4",))
+    frame = np.zeros((60, 60, 3), np.uint8)
+    read = PipSetReader(faces, _Reads(hearts, apart, alone)).read(frame).dice
+    assert [(d.candidates, d.candidate_values, d.symbol) for d in read] == [
+        (("four", "five"), (4, 5), "heart"),
+        (("three", "four"), (3, 4), None),
+        # a four or no pip face: one face named, no number to weigh, no symbol read
+        (("four",), (), None),
+    ]
