@@ -36,7 +36,7 @@ from __future__ import annotations
 import copy
 import enum
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,7 +46,7 @@ from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
 from hardware.screens import ScreenState
 from rules.dice import Roll
-from rules.dicethrone.effects import resolve_defense
+from rules.dicethrone.effects import resolve_defense, resolve_offense
 from rules.errors import RulesError
 from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, Exchange, Game, GameMode, Phase, Player
 from rules.dicethrone.statuses import SpendKind, find_status
@@ -881,56 +881,73 @@ class GameFlow:
         """The dice to set at the table, and the roll when every die is known or its unsure
         number does not change what the roll does.
 
-        An offensive roll's dice read as one of a few faces (a calibrated die's ``sword 1 or
-        3``) are settled by the rules (:func:`rules.unsure.settle`): what the roll activates is
+        Dice read as one of a few numbers (a calibrated die's ``sword 1 or 3``, a plain die's
+        ``4 or 5``) are settled by the rules (:func:`rules.unsure.settle`) in the rolls whose
+        record may keep a die as its symbol (:meth:`_roll_outcome`): what the roll does is
         decided from the candidates, and only a die whose number changes it is asked for."""
         bad = [i for i, d in enumerate(dice) if not d.ok]
         if not bad:
             return [], None
-        if self._t.roll_kind is not RollKind.OFFENSE or any(
-            dice[i].status is not DieStatus.UNREADABLE or not dice[i].candidate_values for i in bad
+        outcome = self._roll_outcome()
+        if outcome is None or any(
+            dice[i].status is not DieStatus.UNREADABLE or len(dice[i].candidate_values) < 2 for i in bad
         ):
             return bad, None
-        hero = self._hero_for_dice()
         faces: list[UnsureFace] = [d.value if d.ok and d.value is not None else tuple(d.candidate_values) for d in dice]
-        settled = settle(faces, hero, lambda roll: _activated(hero, roll))
+        settled = settle(faces, self._hero_for_dice(), outcome)
         return list(settled.to_set), settled.roll
+
+    def _roll_outcome(self) -> Callable[[Roll], Hashable] | None:
+        """What the awaited roll does, as the rules reckon it, for a roll that may be recorded
+        with a die kept as its symbol: the offensive roll (the abilities it activates), a bonus
+        roll and a defensive roll of one attempt (their effect). ``None`` for the others: a
+        status or targeting die is recorded by its number, and a defense rolled again (Blink)
+        counts the dice it changes by their faces."""
+        g, kind = self._game, self._t.roll_kind
+        if kind is RollKind.OFFENSE:
+            attacker = g.active_player.hero
+            return lambda roll: _activated(attacker, roll)
+        if kind is RollKind.BONUS and g.selected is not None and g.offensive_roll is not None:
+            hero, offense = g.active_player.hero, g.offensive_roll
+            ability = hero.ability(g.selected.ability)
+            return lambda roll: resolve_offense(hero, ability, offense, roll)
+        if kind is RollKind.DEFENSE and g.defense is not None:
+            defender = self._defender().hero
+            defense = defender.ability(g.defense)
+            if defense.roll_attempts == 1:
+                return lambda roll: resolve_defense(defender, defense, roll)
+        return None
 
     def _record(self) -> None:
         """The dice are all known: record them as the awaited roll, then show what they do."""
         g, t = self._game, self._t
         kind = t.roll_kind
-        if kind is RollKind.OFFENSE and t.settled is not None:
-            hero = g.active_player.hero
-            self._act(g.record_offensive_roll, t.settled)
-            t.recorded = True
-            self._score_offense(t.settled, hero)
-            return
-        values = [self._value(i) for i in range(len(t.dice))]
+        # the roll as read, or with a die kept as its symbol where its number does not matter
+        read = t.settled if t.settled is not None else Roll(tuple(self._value(i) for i in range(len(t.dice))))
         if kind is RollKind.OFFENSE:
-            hero = g.active_player.hero
-            roll = Roll(tuple(values))
-            self._act(g.record_offensive_roll, roll)
+            self._act(g.record_offensive_roll, read)
             t.recorded = True
-            self._score_offense(roll, hero)
+            self._score_offense(read, g.active_player.hero)
         elif kind is RollKind.BONUS:
-            effect = self._act(g.record_bonus_roll, Roll(tuple(values)))
+            effect = self._act(g.record_bonus_roll, read)
             t.recorded = True
-            self._emit(FlowEventKind.ROLL, f"Bonus roll {Roll(tuple(values)).notation()}: {effect.describe()}",
-                       roll_kind=kind.value, roll=Roll(tuple(values)).notation(), effect=effect.describe())
+            self._emit(FlowEventKind.ROLL, f"Bonus roll {read.notation()}: {effect.describe()}",
+                       roll_kind=kind.value, roll=read.notation(), effect=effect.describe())
             self._on_after_attack_choice()
         elif kind is RollKind.STATUS:
             name = g.status_roll_needed
-            stands = self._act(g.record_status_roll, values[0])
+            die = self._value(0)
+            stands = self._act(g.record_status_roll, die)
             t.recorded = True
             outcome = "the ability stands" if stands else "the ability has no effect"
-            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {values[0]} for {name}: {outcome}",
-                       roll_kind=kind.value, die=values[0], status=name, stands=stands)
+            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {die} for {name}: {outcome}",
+                       roll_kind=kind.value, die=die, status=name, stands=stands)
             self._after_activation()
         elif kind is RollKind.TARGETING:
-            rule = self._act(g.record_targeting_roll, values[0])
+            die = self._value(0)
+            rule = self._act(g.record_targeting_roll, die)
             t.recorded = True
-            self._emit(FlowEventKind.TARGET, f"Targeting die {values[0]}: {rule.value}", die=values[0], rule=rule.value)
+            self._emit(FlowEventKind.TARGET, f"Targeting die {die}: {rule.value}", die=die, rule=rule.value)
             if g.target is not None:
                 target = g.players[g.target]
                 self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
@@ -939,13 +956,12 @@ class GameFlow:
                 self._choose_target()
         else:
             defender = self._defender()
-            roll = Roll(tuple(values))
-            effect = self._act(g.record_defensive_roll, roll)
+            effect = self._act(g.record_defensive_roll, read)
             t.recorded = True
-            symbols = " ".join(roll.symbols(defender.hero))
+            symbols = " ".join(read.symbols(defender.hero))
             self._emit(FlowEventKind.DEFENSE,
-                       f"{defender.name} defends ({g.defense}): {roll.notation()} ({symbols}) -> {effect.describe()}",
-                       roll=roll.notation(), defense=g.defense, effect=effect.describe())
+                       f"{defender.name} defends ({g.defense}): {read.notation()} ({symbols}) -> {effect.describe()}",
+                       roll=read.notation(), defense=g.defense, effect=effect.describe())
             self._after_defense_roll(effect.describe())
 
     def _after_defense_roll(self, effect: str) -> None:

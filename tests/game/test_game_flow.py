@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import random
 
 import pytest
@@ -15,6 +16,7 @@ from hardware.buttons import ButtonEvent
 from hardware.lights import TrayStatus
 from hardware.screens import ScreenState, render_screen
 from rules.dicethrone.game import Game, GameMode, Phase
+from rules.records import GameRecord, replay
 from vision.types import DieReading, DieStatus, FrameReading
 
 NEXT, SELECT, BACK = ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.BACK
@@ -742,3 +744,98 @@ def test_only_the_sword_that_matters_is_asked_for() -> None:
     press(flow, SELECT, NEXT)  # die 1 is a 2: a small straight and a heart
     assert flow.step is Step.CHOOSE
     assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "2 3 4 5 heart"
+
+
+def plain_unsure(*values: int) -> DieReading:
+    """A plain pip die the reader could not tell between ``values`` (the learned reader's ``unsure: 4 or 5``)."""
+    return DieReading(None, 0.6, (0, 0, 36, 36), DieStatus.UNREADABLE, reason=f"unsure: {' or '.join(map(str, values))}",
+                      candidates=tuple(map(str, values)), candidate_values=values)
+
+
+def plain_reading(*faces: int | DieReading) -> FrameReading:
+    """Plain pip dice left to right: a number, or a :func:`plain_unsure` die."""
+    dice = [
+        replace(face, box=(40 + 60 * i, 100, 36, 36)) if isinstance(face, DieReading)
+        else DieReading(face, 0.99, (40 + 60 * i, 100, 36, 36), DieStatus.OK, face=str(face))
+        for i, face in enumerate(faces)
+    ]
+    return FrameReading(tuple(dice), ms=5.0)
+
+
+def to_defense(flow: GameFlow) -> None:
+    """Barbarian's Smack II (four swords), then on to the defender's roll."""
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    if flow.step is Step.DEFENSE:
+        press(flow, NEXT)
+    assert flow.game.phase is Phase.DEFENSIVE_ROLL and flow.step is Step.ROLL
+
+
+def test_a_plain_die_unsure_between_two_hearts_is_kept_as_a_heart_in_a_defense() -> None:
+    flow, transcript = new_flow(["barbarian", "barbarian"], ["Ana", "Bo"])
+    to_defense(flow)
+    assert flow.game.defense == "Thick Skin" and flow.expected_dice == 3
+    flow.on_reading(plain_reading(4, plain_unsure(4, 5), 1))
+    # Thick Skin heals 2 per heart: a four or a five is a heart, so nothing is asked
+    assert flow.game.defense_roll is not None and flow.game.defense_roll.notation() == "4 heart 1"
+    assert "Bo defends (Thick Skin): 4 heart 1 (heart heart sword) -> heal 4" in transcript.text()
+    assert not any(e.kind is FlowEventKind.REROLL for e in flow.events)
+    # the game's record keeps the heart, and replays to the same game
+    record = GameRecord.of(flow.game)
+    assert "defend 4 heart 1" in record.notation().splitlines()
+    assert replay(GameRecord.from_text(record.notation())).to_json() == flow.game.to_json()
+
+
+def test_a_plain_die_unsure_between_a_sword_and_a_heart_is_asked_for_in_a_defense() -> None:
+    flow, transcript = new_flow(["barbarian", "barbarian"], ["Ana", "Bo"])
+    to_defense(flow)
+    flow.on_reading(plain_reading(4, plain_unsure(3, 4), 1))
+    assert flow.step is Step.REROLL and flow.game.defense_roll is None
+    assert "Cannot read die 2 unsure: 3 or 4" in transcript.text()
+    flow.on_button(NEXT)  # set die 2: starts at the likeliest count
+    assert flow.step is Step.CORRECT and flow.fixing == (1, 3)
+    flow.on_button(NEXT)
+    assert flow.game.defense_roll is not None and flow.game.defense_roll.notation() == "4 3 1"
+
+
+def test_a_defense_rolled_again_asks_for_an_unsure_die_whose_number_it_counts_changes_by() -> None:
+    flow, _ = new_flow(["barbarian", "ninja"], ["Ana", "Kai"])
+    to_defense(flow)
+    assert flow.game.defense == "Blink"
+    # Blink compares the second attempt's dice with the first's, die for die: numbers are kept
+    flow.on_reading(plain_reading(1, plain_unsure(1, 2), 6))
+    assert flow.step is Step.REROLL and flow.game.defense_roll is None
+
+
+def test_a_bonus_roll_keeps_an_unsure_die_as_its_symbol_where_each_number_does_the_same() -> None:
+    flow, transcript = new_flow(["moon-elf", "barbarian"], ["Eli", "Bo"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 6, 6, 6, 4))  # a bow and three moons: Exploding Arrow
+    select(flow, OptionKind.ACTIVATE, "Exploding Arrow")
+    flow.on_button(NEXT)
+    assert flow.step is Step.ROLL and flow.expected_dice == 5
+    # 2 dmg per bow: a one or a two is a bow either way
+    flow.on_reading(plain_reading(plain_unsure(1, 2), 4, 5, 6, 3))
+    assert flow.game.bonus_roll is not None and flow.game.bonus_roll.notation() == "bow 4 5 6 3"
+    assert "Bonus roll bow 4 5 6 3" in transcript.text()
+
+
+def test_a_bonus_roll_that_adds_the_dice_asks_for_an_unsure_die() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 6, 6))  # Overpower: damage is the dice total
+    select(flow, OptionKind.ACTIVATE, "Overpower")
+    flow.on_button(NEXT)
+    flow.on_reading(plain_reading(plain_unsure(4, 5), 3, 4))
+    assert flow.step is Step.REROLL and flow.game.bonus_roll is None
+
+
+def test_a_die_unsure_between_one_count_and_no_pip_face_is_never_taken_for_that_count() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf"])
+    to_offense(flow)
+    # one number it may be is no choice between numbers, even where a reading carries it
+    one_or_other = DieReading(None, 0.6, (0, 0, 36, 36), DieStatus.UNREADABLE, reason="unsure: 1 or other",
+                              candidates=("1",), candidate_values=(1,))
+    flow.on_reading(plain_reading(one_or_other, 1, 1, 4, 6))
+    assert flow.step is Step.REROLL and flow.game.offensive_attempts == 0
