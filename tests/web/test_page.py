@@ -124,6 +124,35 @@ def test_a_roll_arrives_pushed_and_a_misread_die_is_corrected_from_the_camera(br
     assert table.flow.dice[2].value == want
 
 
+def test_an_unsure_die_shows_the_numbers_it_may_be_and_they_are_marked_when_it_is_set(browser, scene, tmp_path) -> None:
+    frame, _ = scene
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_selector("#dice .die", timeout=15000)
+        # a die as the reader gives one it is unsure of between two counts (DieReading.to_json)
+        page.evaluate("""() => {
+            state.table.dice[2] = {value: null, face: null, symbol: null, confidence: 0.6, box: [0, 0, 36, 36],
+                                   status: "unreadable", reason: "unsure: 4 or 5", candidates: ["4", "5"], candidate_values: [4, 5]};
+            state.table.dice[3] = {value: null, face: null, symbol: null, confidence: 0.6, box: [0, 0, 36, 36],
+                                   status: "unreadable", reason: "unsure: 1 or other", candidates: ["1"]};
+            renderRoll();
+        }""")
+        die = page.query_selector("#dice .die[data-die='2']")
+        assert die.text_content() == "4/5?" and "maybe" in die.get_attribute("class")
+        assert die.get_attribute("title") == "read 4 or 5: set this die"
+        assert page.text_content("#dice .die[data-die='3']") == "?"  # one count or no pip face: nothing to offer
+        page.evaluate("openDie(2)")
+        assert page.text_content("#die-title") == "Die 3 shows (read 4 or 5):"
+        assert [b.text_content() for b in page.query_selector_all("#die-values button.likely")] == ["4", "5"]
+        page.click("#die-cancel")
+        page.evaluate("openDie(3)")
+        assert page.text_content("#die-title") == "Die 4 shows:" and not page.query_selector_all("#die-values button.likely")
+        context.close()
+    finally:
+        table.close()
+
+
 def test_a_new_throw_is_pushed_to_the_page(browser, scene, tmp_path) -> None:
     frame, _ = scene
     flow = offense_flow()
