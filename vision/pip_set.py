@@ -60,8 +60,7 @@ class PipSetReader:
             return die
         # the plain reader's candidates are counts, and a pip set has a face for every count; the
         # numbers stand as the plain reader gives them (one count alone is no choice to weigh)
-        values = tuple(int(c) for c in die.candidates)
-        named = replace(die, candidates=tuple(self.faces[v].label for v in values))
+        named = replace(die, candidates=tuple(self.faces[int(c)].label for c in die.candidates))
         shared = {self.faces[v].symbol for v in die.candidate_values}
         if len(die.candidate_values) > 1 and len(shared) == 1 and None not in shared:
             # the set's faces it may be all show one symbol: that much is read

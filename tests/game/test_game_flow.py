@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
