@@ -14,6 +14,16 @@ is to be set at the table::
     >>> settle([(1, 2), 3, 4, 5, 6], hero, does).to_set   # 1 or 2 makes a straight or not
     (0,)
 
+A lone die whose number is read off a table (Blinded's 1-2, a 2v2 targeting die) is recorded as
+every number it may be, :class:`OneOf`, when they all say the same::
+
+    >>> decide(OneOf.from_notation("4|5"), lambda n: n in (1, 2), "Blinded")
+    False
+    >>> decide(OneOf((2, 3)), lambda n: n in (1, 2), "Blinded")
+    Traceback (most recent call last):
+    ...
+    rules.errors.InvalidRollError: a die read as 2 or 3 changes what Blinded does: set it
+
 Game-agnostic: the game says what a roll does (``outcome``); its dice key names the symbols.
 """
 
@@ -22,8 +32,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from rules.dice import DiceKey, Face, Roll, check_face
+from rules.dice import FACES, DiceKey, Face, Roll, check_face, whole_number
 from rules.errors import InvalidRollError
 
 #: The most ways a roll's unsure dice may be read that are tried; beyond, every unsure die is asked for.
@@ -31,6 +42,63 @@ MAX_RESOLUTIONS = 729
 
 UnsureFace = Face | tuple[int, ...]
 """A die's face as read: a face, or the numbers 1-6 it may be (likeliest first)."""
+
+_Outcome = TypeVar("_Outcome", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """A die read as one of two or more numbers (likeliest first), in notation ``4|5``."""
+
+    numbers: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.numbers) < 2:
+            raise InvalidRollError(f"a die read as one of a few numbers needs two or more, not {self.numbers!r}")
+        if len(set(self.numbers)) != len(self.numbers):
+            raise InvalidRollError(f"a die's candidate numbers repeat: {self.notation()}")
+        for number in self.numbers:
+            if isinstance(number, bool) or number not in FACES:
+                raise InvalidRollError(f"a die shows 1 to 6, not {number!r}")
+
+    @classmethod
+    def from_notation(cls, text: str) -> OneOf:
+        """``4|5`` (at least two numbers 1-6, none twice).
+
+        :raises InvalidRollError: on anything else.
+        """
+        numbers = [whole_number(part) for part in text.strip().split("|")]
+        if len(numbers) < 2 or any(n is None for n in numbers):
+            raise InvalidRollError(f"expected numbers such as 4|5, got {text!r}")
+        return cls(tuple(n for n in numbers if n is not None))
+
+    def notation(self) -> str:
+        return "|".join(str(n) for n in self.numbers)
+
+    def __str__(self) -> str:
+        return self.notation()
+
+    def __repr__(self) -> str:
+        return f"OneOf.from_notation({self.notation()!r})"
+
+    def said(self) -> str:
+        """``4 or 5``; ``1, 2 or 3``."""
+        words = [str(n) for n in self.numbers]
+        return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def decide(die: int | OneOf, outcome: Callable[[int], _Outcome], what: str) -> _Outcome:
+    """What a lone die does (``outcome`` of its number), read as a number or as :class:`OneOf`.
+
+    :raises InvalidRollError: when the numbers a die may be do not all do the same, naming
+        ``what`` it decides (the table sets such a die).
+    """
+    if not isinstance(die, OneOf):
+        return outcome(die)
+    results = {outcome(number) for number in die.numbers}
+    if len(results) > 1:
+        raise InvalidRollError(f"a die read as {die.said()} changes what {what} does: set it")
+    return results.pop()
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from rules.dicethrone.heroes import Hero, load_hero
 from rules.dicethrone.requirements import OFFENSIVE_DICE
 from rules.dicethrone.scoring import Activation, activations
 from rules.dicethrone.statuses import SpendKind, Status, all_statuses, choice_options, find_status, parse_status_phrase
+from rules.unsure import OneOf, decide
 
 START_CP = 2
 STARTING_HAND = 4
@@ -247,7 +248,7 @@ class Game:
     selected: Activation | None
     """The activated offensive ability."""
     bonus_roll: Roll | None
-    targeting_die: int | None
+    targeting_die: int | OneOf | None
     target: int | None
     """Index of the defender."""
     defense: str | None
@@ -655,25 +656,29 @@ class Game:
             raise IllegalActionError(f"roll 1 die for {name} first ({name})")
 
     @_action
-    def record_status_roll(self, value: int) -> bool:
+    def record_status_roll(self, value: int | OneOf) -> bool:
         """The die a status makes the active player roll after activating (Blinded): on its failing
         faces the ability has no effect. The status is removed. Returns True when the ability stands.
+        A die read as one of a few numbers (``OneOf``) is enough when they all say the same.
 
         :raises IllegalActionError: when no status asks for a die now.
+        :raises InvalidRollError: on a die that is no face, or read as numbers that say differently.
         """
         self._check_playing()
         name = self.status_roll_needed
         if name is None:
             raise IllegalActionError("no status asks for a die now")
-        if isinstance(value, bool) or value not in range(1, 7):
+        if not isinstance(value, OneOf) and (isinstance(value, bool) or value not in range(1, 7)):
             raise InvalidRollError(f"a die shows 1 to 6, not {value!r}")
         status = find_status(name)
+        fails = decide(value, lambda number: number in status.fails_on, status.name)
+        rolled = value.said() if isinstance(value, OneOf) else str(value)
         player = self.active_player
         self.status_rolled = True
-        self._remove_status(player, status.name, 1, why=f"rolled {value}")
-        if value in status.fails_on:
+        self._remove_status(player, status.name, 1, why=f"rolled {rolled}")
+        if fails:
             assert self.selected is not None
-            self._note(f"{player.name} rolls {value} for {status.name}: {self.selected.ability} has no effect")
+            self._note(f"{player.name} rolls {rolled} for {status.name}: {self.selected.ability} has no effect")
             self.selected = None
             self.target = None
             return False
@@ -689,9 +694,13 @@ class Game:
 
     # -- targeting --------------------------------------------------------------------------
     @_action
-    def record_targeting_roll(self, value: int) -> TargetRule:
+    def record_targeting_roll(self, value: int | OneOf) -> TargetRule:
         """2v2: the targeting die. 1-2 the left opponent (the next to play), 3-4 the right one; on
-        5 the opponents and on 6 the attacker then call :meth:`choose_target`."""
+        5 the opponents and on 6 the attacker then call :meth:`choose_target`. A die read as one
+        of a few numbers (``OneOf``, say 3|4) is enough when they all say the same.
+
+        :raises InvalidRollError: on a die that is no face, or read as numbers that say differently.
+        """
         self._require_phase(Phase.TARGETING_ROLL, "roll for the target")
         if self.mode is not GameMode.TWO_VS_TWO:
             raise IllegalActionError("only 2v2 rolls for the target; choose it (Targeting Roll Phase)")
@@ -699,15 +708,15 @@ class Game:
             raise IllegalActionError(f"the targeting die already shows {self.targeting_die} (Targeting Roll Phase)")
         return self._apply_targeting_die(value)
 
-    def _apply_targeting_die(self, value: int) -> TargetRule:
-        rule = TargetRule.for_die(value)
+    def _apply_targeting_die(self, value: int | OneOf) -> TargetRule:
+        rule = decide(value, TargetRule.for_die, "the targeting die")
         self.targeting_die = value
         self.target = None
         opponents = self.opponents()
         if rule in (TargetRule.LEFT, TargetRule.RIGHT):
             pick = opponents[0] if rule is TargetRule.LEFT or len(opponents) == 1 else opponents[1]
             self._set_target(pick)
-        self._note(f"targeting die {value}: {rule.value}")
+        self._note(f"targeting die {value.said() if isinstance(value, OneOf) else value}: {rule.value}")
         return rule
 
     @_action
@@ -1649,6 +1658,16 @@ def _seat(game: Game, word: str) -> Player:
     return game.players[index]
 
 
+def _die_read(word: str) -> int | OneOf:
+    """A die as recorded: its number, or the numbers it was read as (``4|5``)."""
+    if "|" in word:
+        try:
+            return OneOf.from_notation(word)
+        except InvalidRollError as error:
+            raise InvalidActionError(str(error)) from None
+    return _number(word, "the die")
+
+
 def _number(word: str, what: str) -> int:
     """A whole number with an optional sign (``+2``, ``-1``), in ASCII digits."""
     number = whole_number(word[1:] if word[:1] in "+-" else word)
@@ -1692,7 +1711,7 @@ _VERBS: dict[str, Callable[[Game, tuple[str, ...]], object]] = {
     "roll": lambda g, a: g.record_offensive_roll(" ".join(_args(a, 1, "roll <faces>"))),
     "select": lambda g, a: g.select_ability(None if a == ("none",) else " ".join(_args(a, 1, "select <ability>|none"))),
     "bonus": lambda g, a: g.record_bonus_roll(" ".join(_args(a, 1, "bonus <faces>"))),
-    "target-roll": lambda g, a: g.record_targeting_roll(_number(_args(a, 1, "target-roll <die>")[0], "the die")),
+    "target-roll": lambda g, a: g.record_targeting_roll(_die_read(_args(a, 1, "target-roll <die>|<die>|...")[0])),
     "target": lambda g, a: g.choose_target(_seat(g, _args(a, 1, "target P<n>")[0])),
     "defense": lambda g, a: g.choose_defense(" ".join(_args(a, 1, "defense <ability>"))),
     "defend": lambda g, a: g.record_defensive_roll(" ".join(_args(a, 1, "defend <faces>"))),
@@ -1720,7 +1739,7 @@ _VERBS: dict[str, Callable[[Game, tuple[str, ...]], object]] = {
     "stack-limit": lambda g, a: g.raise_stack_limit(
         _seat(g, _args(a, 3, "stack-limit P<n> +N <status>")[0]), " ".join(a[2:]), _number(a[1], "the rise")
     ),
-    "status-roll": lambda g, a: g.record_status_roll(_number(_args(a, 1, "status-roll <die>")[0], "the die")),
+    "status-roll": lambda g, a: g.record_status_roll(_die_read(_args(a, 1, "status-roll <die>|<die>|...")[0])),
     "health": lambda g, a: g.set_health(_seat(g, _args(a, 2, "health P<n> <health>")[0]), _number(a[1], "the health")),
     "undo": lambda g, a: g.undo(),
 }

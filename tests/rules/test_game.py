@@ -3,6 +3,7 @@ import pytest
 from rules.dicethrone.damage import Portion
 from rules.errors import IllegalActionError, InvalidRollError
 from rules.dicethrone.game import MAX_CP, Game, GameMode, Phase, TargetRule
+from rules.unsure import OneOf
 
 
 def to_phase(game, phase):
@@ -233,6 +234,35 @@ def test_two_v_two_shares_health_and_zigzags():
 @pytest.mark.parametrize("die, rule", [(1, TargetRule.LEFT), (2, TargetRule.LEFT), (3, TargetRule.RIGHT), (4, TargetRule.RIGHT), (5, TargetRule.OPPONENTS_CHOOSE), (6, TargetRule.ATTACKER_CHOOSES)])
 def test_targeting_die(die, rule):
     assert TargetRule.for_die(die) is rule
+
+
+def _two_v_two_at_the_targeting_roll():
+    game = to_phase(Game.new(["barbarian", "moon-elf", "paladin", "monk"]), Phase.OFFENSIVE_ROLL)
+    game.record_offensive_roll("1 2 3 4 1")
+    game.select_ability("Mighty Blow")
+    game.advance()
+    return game
+
+
+@pytest.mark.parametrize("die, defender", [("1|2", 1), ("4|3", 3)])
+def test_a_targeting_die_read_as_two_numbers_of_one_rule_is_enough(die, defender):
+    game = _two_v_two_at_the_targeting_roll()
+    rule = game.record_targeting_roll(OneOf.from_notation(die))
+    assert game.defender.index == defender and rule is TargetRule.for_die(int(die[0]))
+    assert game.actions[-1] == f"target-roll {die}"
+    assert f"targeting die {OneOf.from_notation(die).said()}: {rule.value}" in game.log[-1]
+    again = _two_v_two_at_the_targeting_roll()
+    again.play(f"target-roll {die}")
+    assert again.to_json() == game.to_json() and again.targeting_die == OneOf.from_notation(die)
+
+
+@pytest.mark.parametrize("die", ["2|3", "4|5", "5|6"])
+def test_a_targeting_die_read_as_numbers_of_two_rules_is_refused(die):
+    game = _two_v_two_at_the_targeting_roll()
+    with pytest.raises(InvalidRollError, match="changes what the targeting die does: set it"):
+        game.play(f"target-roll {die}")
+    assert game.targeting_die is None and game.target is None
+    assert game.record_targeting_roll(2) is TargetRule.LEFT
 
 
 def test_two_v_two_choice_on_six():

@@ -12,7 +12,9 @@ from rules.dicethrone.statuses import (
     parse_status_phrase,
     status_from_table,
 )
-from rules.errors import HeroDataError, IllegalActionError
+from rules.errors import HeroDataError, IllegalActionError, InvalidRollError
+from rules.games import InvalidActionError
+from rules.unsure import OneOf
 
 
 def to_phase(game, phase):
@@ -313,6 +315,39 @@ def test_blinded_rolls_a_die_after_activating(die, stands):
         game.select_ability("Crit Bash")
     game.advance()
     assert game.health(1) == (45 if stands else 50)
+
+
+def _blinded_after_crit_bash():
+    game = to_phase(Game.new(["barbarian", "moon-elf"]), Phase.OFFENSIVE_ROLL)
+    game.players[0].statuses["Blinded"] = 1
+    game.record_offensive_roll("6 6 6 6 1")
+    game.select_ability("Crit Bash")  # 5 undefendable
+    return game
+
+
+@pytest.mark.parametrize("die, stands", [("4|5", True), ("1|2", False), ("6|3", True)])
+def test_blinded_takes_a_die_read_as_numbers_that_all_say_the_same(die, stands):
+    game = _blinded_after_crit_bash()
+    assert game.record_status_roll(OneOf.from_notation(die)) is stands
+    assert game.actions[-1] == f"status-roll {die}"
+    assert any(f"rolled {OneOf.from_notation(die).said()}" in line for line in game.log)
+    game.advance()
+    assert game.health(1) == (45 if stands else 50)
+    again = _blinded_after_crit_bash()
+    again.play(f"status-roll {die}")
+    again.advance()
+    assert again.to_json() == game.to_json()
+
+
+def test_blinded_refuses_a_die_read_as_numbers_that_say_differently_and_changes_nothing():
+    game = _blinded_after_crit_bash()
+    actions, log = game.actions, list(game.log)
+    with pytest.raises(InvalidRollError, match="a die read as 2 or 3 changes what Blinded does: set it"):
+        game.record_status_roll(OneOf((2, 3)))
+    with pytest.raises(InvalidActionError, match="such as 4|5"):
+        game.play("status-roll 2|x")
+    assert game.players[0].statuses == {"Blinded": 1} and game.status_roll_needed == "Blinded"
+    assert game.actions == actions and game.log == log
 
 
 def test_blessing_of_divinity_keeps_its_holder_in_the_game_once():

@@ -8,7 +8,7 @@ from rules.dice import Roll
 from rules.dicethrone.heroes import load_hero
 from rules.dicethrone.scoring import activations
 from rules.errors import InvalidRollError
-from rules.unsure import MAX_RESOLUTIONS, Settled, settle
+from rules.unsure import MAX_RESOLUTIONS, OneOf, Settled, decide, settle
 
 BARBARIAN = load_hero("barbarian")  # faces: sword sword sword heart heart strength
 
@@ -66,3 +66,34 @@ def test_an_outcome_reckoned_from_the_dice_total_needs_the_numbers() -> None:
         return roll.total() >= 8
 
     assert settle([(1, 2), 3, 4], BARBARIAN, at_least_eight) == Settled(None, (0,))
+
+
+@pytest.mark.parametrize("text", ["4|5", "5|4", "1|2|3", "6|1"])
+def test_one_of_round_trips_its_notation(text: str) -> None:
+    die = OneOf.from_notation(text)
+    assert die.notation() == str(die) == text
+    assert eval(repr(die)) == die  # noqa: S307 - the repr is the constructor call
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("4", "such as 4|5"), ("4|", "such as 4|5"), ("4|x", "such as 4|5"), ("|", "such as 4|5"),
+     ("4|4", "repeat"), ("0|1", "1 to 6"), ("6|7", "1 to 6"), ("4|5" + "5" * 40, "such as 4|5")],
+)
+def test_one_of_refuses_what_is_not_a_few_numbers(text: str, why: str) -> None:
+    with pytest.raises(InvalidRollError, match=why):
+        OneOf.from_notation(text)
+
+
+def test_one_of_says_its_numbers_as_a_player_would() -> None:
+    assert OneOf((4, 5)).said() == "4 or 5"
+    assert OneOf((1, 2, 3)).said() == "1, 2 or 3"
+
+
+def test_decide_a_lone_die_by_what_every_number_it_may_be_does() -> None:
+    low = lambda number: number <= 2  # noqa: E731
+    assert decide(3, low, "it") is False
+    assert decide(OneOf((1, 2)), low, "it") is True
+    assert decide(OneOf((5, 3, 6)), low, "it") is False
+    with pytest.raises(InvalidRollError, match="a die read as 2 or 3 changes what the targeting die does: set it"):
+        decide(OneOf((2, 3)), low, "the targeting die")
