@@ -48,11 +48,11 @@ from hardware.screens import ScreenState
 from rules.dice import Roll
 from rules.dicethrone.effects import resolve_defense, resolve_offense
 from rules.errors import RulesError
-from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, Exchange, Game, GameMode, Phase, Player
+from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, Exchange, Game, GameMode, Phase, Player, TargetRule
 from rules.dicethrone.statuses import SpendKind, find_status
 from rules.dicethrone.heroes import Hero
 from rules.dicethrone.scoring import Activation, activations
-from rules.unsure import UnsureFace, settle
+from rules.unsure import OneOf, UnsureFace, settle
 from vision.types import DieReading, DieStatus, FrameReading
 
 __all__ = ["FlowView", "GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
@@ -142,7 +142,7 @@ class _Table:
     lines: list[str] = field(default_factory=list)  # what the screen explains above the choices
     message: str = ""  # a refusal or a problem, shown until the next step
     keep: tuple[int, ...] = ()  # die indices the odds advise keeping
-    settled: Roll | None = None  # the roll, unsure dice kept as their shared symbol, when their numbers do not matter
+    settled: Roll | OneOf | None = None  # the roll (or lone die) as recorded when unsure numbers do not matter
     rolling: bool = False
     outcome: str = ""
 
@@ -207,6 +207,16 @@ _WINDOW_SPENDS = (
 def _why(die: DieReading) -> str:
     """Why a die is not read, short: its status, or the faces it may be (``sword 1 or 3``)."""
     return die.reason if die.candidates and die.reason else die.status.value
+
+
+def _said(die: int | OneOf) -> str:
+    """A lone die as a player says it: ``4``, or ``4 or 5`` for a die read as either."""
+    return die.said() if isinstance(die, OneOf) else str(die)
+
+
+def _die_fields(die: int | OneOf) -> dict[str, Any]:
+    """A lone die in an event: its number, or none and the numbers it was read as."""
+    return {"die": None, "read_as": list(die.numbers)} if isinstance(die, OneOf) else {"die": die}
 
 
 def _activated(hero: Hero, roll: Roll) -> frozenset[tuple[str, int]]:
@@ -877,21 +887,26 @@ class GameFlow:
             return
         self._record()
 
-    def _unresolved(self, dice: Sequence[DieReading]) -> tuple[list[int], Roll | None]:
+    def _unresolved(self, dice: Sequence[DieReading]) -> tuple[list[int], Roll | OneOf | None]:
         """The dice to set at the table, and the roll when every die is known or its unsure
         number does not change what the roll does.
 
         Dice read as one of a few numbers (a calibrated die's ``sword 1 or 3``, a plain die's
         ``4 or 5``) are settled by the rules (:func:`rules.unsure.settle`) in the rolls whose
         record may keep a die as its symbol (:meth:`_roll_outcome`): what the roll does is
-        decided from the candidates, and only a die whose number changes it is asked for."""
+        decided from the candidates, and only a die whose number changes it is asked for. A
+        lone status or targeting die is recorded as its numbers (``4|5``) when they all say
+        the same (:meth:`_lone_die`)."""
         bad = [i for i, d in enumerate(dice) if not d.ok]
         if not bad:
             return [], None
+        if any(dice[i].status is not DieStatus.UNREADABLE or len(set(dice[i].candidate_values)) < 2 for i in bad):
+            return bad, None
+        if self._t.roll_kind in (RollKind.STATUS, RollKind.TARGETING):
+            lone = self._lone_die(OneOf(tuple(dict.fromkeys(dice[0].candidate_values))))
+            return ([], lone) if lone is not None else (bad, None)
         outcome = self._roll_outcome()
-        if outcome is None or any(
-            dice[i].status is not DieStatus.UNREADABLE or len(dice[i].candidate_values) < 2 for i in bad
-        ):
+        if outcome is None:
             return bad, None
         faces: list[UnsureFace] = [d.value if d.ok and d.value is not None else tuple(d.candidate_values) for d in dice]
         settled = settle(faces, self._hero_for_dice(), outcome)
@@ -918,12 +933,36 @@ class GameFlow:
                 return lambda roll: resolve_defense(defender, defense, roll)
         return None
 
+    def _lone_die(self, die: OneOf) -> OneOf | None:
+        """The status or targeting die read as ``die``'s numbers, when they all say the same
+        (Blinded fails on 1-2, so 4 or 5 stands; 3 or 4 targets the right opponent); else None."""
+        g = self._game
+        try:
+            if self._t.roll_kind is RollKind.TARGETING:
+                TargetRule.for_die(die)
+            else:
+                name = g.status_roll_needed
+                if name is None:
+                    return None
+                find_status(name).fails(die)
+        except RulesError:
+            return None
+        return die
+
+    def _lone_value(self) -> int | OneOf:
+        """The status or targeting die as recorded: its number, or the numbers it was read as."""
+        settled = self._t.settled
+        return settled if isinstance(settled, OneOf) else self._value(0)
+
     def _record(self) -> None:
         """The dice are all known: record them as the awaited roll, then show what they do."""
         g, t = self._game, self._t
         kind = t.roll_kind
+        if kind in (RollKind.STATUS, RollKind.TARGETING):
+            self._record_lone_die()
+            return
         # the roll as read, or with a die kept as its symbol where its number does not matter
-        read = t.settled if t.settled is not None else Roll(tuple(self._value(i) for i in range(len(t.dice))))
+        read = t.settled if isinstance(t.settled, Roll) else Roll(tuple(self._value(i) for i in range(len(t.dice))))
         if kind is RollKind.OFFENSE:
             self._act(g.record_offensive_roll, read)
             t.recorded = True
@@ -934,26 +973,6 @@ class GameFlow:
             self._emit(FlowEventKind.ROLL, f"Bonus roll {read.notation()}: {effect.describe()}",
                        roll_kind=kind.value, roll=read.notation(), effect=effect.describe())
             self._on_after_attack_choice()
-        elif kind is RollKind.STATUS:
-            name = g.status_roll_needed
-            die = self._value(0)
-            stands = self._act(g.record_status_roll, die)
-            t.recorded = True
-            outcome = "the ability stands" if stands else "the ability has no effect"
-            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {die} for {name}: {outcome}",
-                       roll_kind=kind.value, die=die, status=name, stands=stands)
-            self._after_activation()
-        elif kind is RollKind.TARGETING:
-            die = self._value(0)
-            rule = self._act(g.record_targeting_roll, die)
-            t.recorded = True
-            self._emit(FlowEventKind.TARGET, f"Targeting die {die}: {rule.value}", die=die, rule=rule.value)
-            if g.target is not None:
-                target = g.players[g.target]
-                self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
-                self._on_after_attack_choice()
-            else:
-                self._choose_target()
         else:
             defender = self._defender()
             effect = self._act(g.record_defensive_roll, read)
@@ -963,6 +982,29 @@ class GameFlow:
                        f"{defender.name} defends ({g.defense}): {read.notation()} ({symbols}) -> {effect.describe()}",
                        roll=read.notation(), defense=g.defense, effect=effect.describe())
             self._after_defense_roll(effect.describe())
+
+    def _record_lone_die(self) -> None:
+        """Records the status or targeting die: its number, or the numbers it was read as."""
+        g, t = self._game, self._t
+        die = self._lone_value()
+        if t.roll_kind is RollKind.STATUS:
+            name = g.status_roll_needed
+            stands = self._act(g.record_status_roll, die)
+            t.recorded = True
+            outcome = "the ability stands" if stands else "the ability has no effect"
+            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {_said(die)} for {name}: {outcome}",
+                       roll_kind=t.roll_kind.value, status=name, stands=stands, **_die_fields(die))
+            self._after_activation()
+        else:
+            rule = self._act(g.record_targeting_roll, die)
+            t.recorded = True
+            self._emit(FlowEventKind.TARGET, f"Targeting die {_said(die)}: {rule.value}", rule=rule.value, **_die_fields(die))
+            if g.target is not None:
+                target = g.players[g.target]
+                self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
+                self._on_after_attack_choice()
+            else:
+                self._choose_target()
 
     def _after_defense_roll(self, effect: str) -> None:
         """Another roll attempt offered (Ninja's Blink), or the damage window."""

@@ -147,9 +147,17 @@ class TargetRule(enum.Enum):
     ATTACKER_CHOOSES = "attacker chooses"
 
     @classmethod
-    def for_die(cls, value: int) -> TargetRule:
-        """1-2 left, 3-4 right, 5 the opponents choose, 6 the attacker chooses."""
-        if value not in range(1, 7):
+    def for_die(cls, value: int | OneOf) -> TargetRule:
+        """1-2 left, 3-4 right, 5 the opponents choose, 6 the attacker chooses. A die read as one
+        of a few numbers says what they all say.
+
+        :raises InvalidRollError: on no face, or numbers that say differently (3|5).
+        """
+        return decide(value, cls._for_number, "the targeting die")
+
+    @classmethod
+    def _for_number(cls, value: int) -> TargetRule:
+        if isinstance(value, bool) or value not in range(1, 7):
             raise InvalidRollError(f"a targeting die shows 1 to 6, not {value!r}")
         return (cls.LEFT, cls.LEFT, cls.RIGHT, cls.RIGHT, cls.OPPONENTS_CHOOSE, cls.ATTACKER_CHOOSES)[value - 1]
 
@@ -671,7 +679,7 @@ class Game:
         if not isinstance(value, OneOf) and (isinstance(value, bool) or value not in range(1, 7)):
             raise InvalidRollError(f"a die shows 1 to 6, not {value!r}")
         status = find_status(name)
-        fails = decide(value, lambda number: number in status.fails_on, status.name)
+        fails = status.fails(value)
         rolled = value.said() if isinstance(value, OneOf) else str(value)
         player = self.active_player
         self.status_rolled = True
@@ -709,7 +717,7 @@ class Game:
         return self._apply_targeting_die(value)
 
     def _apply_targeting_die(self, value: int | OneOf) -> TargetRule:
-        rule = decide(value, TargetRule.for_die, "the targeting die")
+        rule = TargetRule.for_die(value)
         self.targeting_die = value
         self.target = None
         opponents = self.opponents()

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rules.errors import HeroDataError, RulesError
+from rules.unsure import OneOf, decide
 
 STATUSES_FILE = Path(__file__).resolve().parent / "statuses.toml"
 
@@ -88,6 +89,14 @@ class Status:
     unknown: str = ""
     """What the sources do not give; the table resolves it by hand."""
     source: str = ""
+
+    def fails(self, die: int | OneOf) -> bool:
+        """Whether the die rolled after an activation (``fails_on``) makes the ability fail; a
+        die read as one of a few numbers says what they all say.
+
+        :raises InvalidRollError: when its numbers say differently (Blinded's 2|3).
+        """
+        return decide(die, lambda number: number in self.fails_on, self.name)
 
     @property
     def spendable(self) -> bool:

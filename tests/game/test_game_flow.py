@@ -839,3 +839,60 @@ def test_a_die_unsure_between_one_count_and_no_pip_face_is_never_taken_for_that_
                               candidates=("1",), candidate_values=(1,))
     flow.on_reading(plain_reading(one_or_other, 1, 1, 4, 6))
     assert flow.step is Step.REROLL and flow.game.offensive_attempts == 0
+
+
+def to_blinded_roll(flow: GameFlow) -> None:
+    """Barbarian, Blinded, activates Smack II (four swords): one die for Blinded comes next."""
+    to_offense(flow)
+    flow.game.gain_status(0, "Blinded")  # as the table's status action records it
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    assert flow.game.status_roll_needed == "Blinded" and flow.step is Step.ROLL and flow.expected_dice == 1
+
+
+def test_a_blinded_die_read_as_numbers_that_all_stand_is_not_asked_for() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    to_blinded_roll(flow)
+    flow.on_reading(plain_reading(plain_unsure(4, 5)))  # Blinded fails on 1-2: a 4 or a 5 stands
+    assert flow.game.status_rolled and "Blinded" not in flow.game.players[0].statuses
+    assert "Ana rolls 4 or 5 for Blinded: the ability stands" in transcript.text()
+    rolled = [e for e in flow.events if e.kind is FlowEventKind.ROLL and e.data.get("status") == "Blinded"]
+    assert rolled[-1].data["die"] is None and rolled[-1].data["read_as"] == [4, 5]
+    assert not any(e.kind is FlowEventKind.REROLL for e in flow.events)
+    record = GameRecord.of(flow.game)
+    assert "status-roll 4|5" in record.notation().splitlines()
+    assert replay(GameRecord.from_text(record.notation())).to_json() == flow.game.to_json()
+
+
+def test_a_blinded_die_read_as_a_number_that_fails_or_one_that_stands_is_asked_for() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    to_blinded_roll(flow)
+    flow.on_reading(plain_reading(plain_unsure(2, 3)))
+    assert flow.step is Step.REROLL and not flow.game.status_rolled
+    assert "Cannot read die 1 unsure: 2 or 3" in transcript.text()
+    flow.on_button(NEXT)  # set die 1: starts at the likeliest count
+    assert flow.step is Step.CORRECT and flow.fixing == (0, 2)
+    flow.on_button(NEXT)
+    assert flow.game.status_rolled and "Ana rolls 2 for Blinded: the ability has no effect" in transcript.text()
+
+
+@pytest.mark.parametrize(("values", "target"), [((3, 4), 3), ((2, 1), 1)])
+def test_a_targeting_die_read_as_two_numbers_of_one_opponent_is_not_asked_for(values: tuple[int, int], target: int) -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf", "monk", "paladin"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    flow.on_reading(plain_reading(plain_unsure(*values)))
+    assert flow.game.target == target and flow.game.phase is Phase.DEFENSIVE_ROLL
+    side = "right" if target == 3 else "left"
+    assert f"Targeting die {values[0]} or {values[1]}: {side} opponent" in transcript.text()
+    assert f"target-roll {values[0]}|{values[1]}" in GameRecord.of(flow.game).notation().splitlines()
+
+
+def test_a_targeting_die_read_as_numbers_of_two_rules_is_asked_for() -> None:
+    flow, _ = new_flow(["barbarian", "moon-elf", "monk", "paladin"])
+    to_offense(flow)
+    flow.on_reading(reading(1, 1, 1, 1, 4))
+    flow.on_button(NEXT)
+    flow.on_reading(plain_reading(plain_unsure(4, 5)))  # the right opponent, or the opponents choose
+    assert flow.step is Step.REROLL and flow.game.targeting_die is None
