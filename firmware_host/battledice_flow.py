@@ -122,6 +122,11 @@ class BattleDiceFlow(ChoiceFlow):
     def wants_dice(self) -> bool:
         return self.game.state.phase in (Phase.ROLL, Phase.TIEBREAK, Phase.REROLL)
 
+    def faces_to_set(self, die: TrayDie) -> list[str]:
+        """A battle die shows 1-6; with Popped Rolls, one that opened is set as ``popped``."""
+        faces = [str(number) for number in range(1, 7)]
+        return faces + (["popped"] if Option.POPPED_ROLLS in self.game.state.options else [])
+
     def readings_to_actions(self, dice: Sequence[TrayDie]) -> list[str]:
         """Rolls by side of the tray: each seat still to roll, its dice by colour; a tie-break is
         one die per tied player; a basic game's reroll is the match-up's dice again."""

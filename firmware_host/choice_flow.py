@@ -83,6 +83,12 @@ class ChoiceFlow:
         self.last_dice: tuple[DieReading, ...] = ()
         """The dice of the last settled reading, as read (the table app shows them)."""
         self._pending: list[FlowEvent] = []
+        self._unread: tuple[TrayDie, ...] = ()
+        """The last reading's dice while some are set by hand, in its order; () when none is."""
+        self._to_set: dict[int, list[str]] = {}
+        """Each unread die of that reading (its index) and the faces it may be set to."""
+        self._set: dict[int, str] = {}
+        """The faces the table set so far."""
 
     # -- what a game's flow says ------------------------------------------------------------
     def choices(self) -> list[Choice]:
@@ -92,6 +98,11 @@ class ChoiceFlow:
     def wants_dice(self) -> bool:
         """True when the step waits for a roll in the tray."""
         return False
+
+    def faces_to_set(self, die: TrayDie) -> list[str]:
+        """The faces the table may set a die to that the tray could not read (as its game names
+        them); none when this game cannot tell, and the dice are rolled again."""
+        return []
 
     def readings_to_actions(self, dice: Sequence[TrayDie]) -> list[str]:
         """The table actions a settled reading stands for in this step."""
@@ -130,38 +141,105 @@ class ChoiceFlow:
         return True
 
     def press(self, button: ButtonEvent) -> None:
-        """SELECT moves down the menu, NEXT plays the highlighted choice, BACK undoes; a held press
-        counts as a short one."""
-        options = self.choices()
+        """SELECT moves down the menu, NEXT plays the highlighted choice, BACK undoes (while dice
+        are being set, BACK leaves them to be rolled again); a held press counts as a short one."""
+        options = self.menu()
         pressed = ButtonEvent(button).button
         if pressed == "select" and options:
             self.selected = (self.selected + 1) % len(options)
         elif pressed == "next" and options:
-            self.play(options[min(self.selected, len(options) - 1)].action)
+            self._take(options[min(self.selected, len(options) - 1)].action)
+        elif pressed == "back" and self._unread:
+            self._roll_again()
         elif pressed == "back":
             self.undo()
+
+    # -- dice set by hand -------------------------------------------------------------------
+    @property
+    def setting_die(self) -> TrayDie | None:
+        """The unread die the menu sets now (the table picks its face), or None."""
+        index = self._next_to_set()
+        return None if index is None else self._unread[index]
+
+    def menu(self) -> list[Choice]:
+        """The menu now: the faces of the unread die being set, then "roll again"; else the
+        step's :meth:`choices`."""
+        index = self._next_to_set()
+        if index is None:
+            return self.choices()
+        place = _place(self._unread[index])
+        lines = [Choice(f"{place} die: {face}", f"{_SET_FACE} {index} {face}") for face in self._to_set[index]]
+        return lines + [Choice("roll them again", _ROLL_AGAIN)]
+
+    def _next_to_set(self) -> int | None:
+        return next((i for i in sorted(self._to_set) if i not in self._set), None)
+
+    def _take(self, action: str) -> bool:
+        """Plays a menu line: a face set by hand, or a table action."""
+        words = action.split()
+        if words and words[0] == _ROLL_AGAIN:
+            self._roll_again()
+            return True
+        if words and words[0] == _SET_FACE:
+            return self._set_face(int(words[1]), " ".join(words[2:]))
+        return self.play(action)
+
+    def _set_face(self, index: int, face: str) -> bool:
+        if index not in self._to_set or face not in self._to_set[index]:
+            self.message = f"not a face to set now: {face}"
+            return False
+        self._set[index] = face
+        self.selected = 0
+        self._emit(FlowEventKind.PROMPT, f"the {_place(self._unread[index])} die is set to {face}", die=index, face=face)
+        if self._next_to_set() is not None:
+            return True
+        dice = [TrayDie(self._set.get(i, d.face), d.colour, d.x, d.y) for i, d in enumerate(self._unread)]
+        self._forget_unread()
+        self.message = ""
+        return self.on_dice(dice)
+
+    def _roll_again(self) -> None:
+        self._forget_unread()
+        self.message = "roll the dice again"
+        self._emit(FlowEventKind.REROLL, "the unread dice are rolled again")
+
+    def _forget_unread(self) -> None:
+        if self._unread:
+            self._unread, self._to_set, self._set = (), {}, {}
+            self.selected = 0
 
     # -- the tray service's side ------------------------------------------------------------
     def on_reading(self, reading: FrameReading) -> list[FlowEvent]:
         """A settled reading of the tray, played as the step's roll when the step wants one.
 
-        A die the reader was unsure of is never guessed: the reading is refused, the display
-        says which die to roll again, and the game stays as it was. A die unsure only between
-        faces that the game names alike (its candidates share one symbol: two faces of a Dice
-        Masters die with the same notation) is read as that face. An empty tray is nothing.
+        A die the reader was unsure of is never guessed: the game stays as it was, and the menu
+        offers the faces it may be (likeliest first), so the table sets it, or "roll them again";
+        where the game cannot say what a die may be, the display says which die to roll again.
+        A die unsure only between faces that the game names alike (its candidates share one
+        symbol: two faces of a Dice Masters die with the same notation) is read as that face. An
+        empty tray is nothing.
         """
         self.rolling = False
+        self._forget_unread()
         if not reading.dice or not self.wants_dice():
             return self._drain()
         self.last_dice = reading.dice
         size = reading.frame_size or _extent(reading.dice)
-        unread = [TrayDie.of(d, size) for d in reading.dice if not _known_to_the_game(d)]
+        trays = [TrayDie.of(d, size) for d in reading.dice]
+        unread = [i for i, d in enumerate(reading.dice) if not _known_to_the_game(d)]
         if unread:
-            where = ", ".join(_place(d) for d in unread)
+            where = ", ".join(_place(trays[i]) for i in unread)
+            faces = {i: _likeliest_first(self.faces_to_set(trays[i]), reading.dice[i]) for i in unread}
+            if all(faces.values()):
+                self._unread, self._to_set = tuple(trays), faces
+                self.message = f"{len(unread)} unread: set or roll again"  # the menu says where
+                self._emit(FlowEventKind.REROLL,
+                           f"not read: {len(unread)} of {len(reading.dice)} dice ({where}): set or roll again")
+                return self._drain()
             self.message = f"roll again: {len(unread)} unread ({where})"
             self._emit(FlowEventKind.REROLL, f"not read: {len(unread)} of {len(reading.dice)} dice ({where})")
             return self._drain()
-        self.on_dice([TrayDie.of(d, size) for d in reading.dice])
+        self.on_dice(trays)
         return self._drain()
 
     def on_button(self, event: ButtonEvent) -> list[FlowEvent]:
@@ -171,14 +249,16 @@ class ChoiceFlow:
         return self._drain()
 
     def on_rolling(self) -> None:
-        """The tray saw dice moving: the LED shows rolling until the next settled reading."""
+        """The tray saw dice moving: the LED shows rolling until the next settled reading (dice
+        being set by hand have moved: they wait for that reading)."""
+        self._forget_unread()
         if self.wants_dice():
             self.rolling = True
 
     @property
     def options(self) -> tuple[Choice, ...]:
         """The menu now (what the table app offers to choose from)."""
-        return tuple(self.choices())
+        return tuple(self.menu())
 
     def _drain(self) -> list[FlowEvent]:
         events, self._pending = self._pending, []
@@ -186,10 +266,10 @@ class ChoiceFlow:
 
     def choose(self, action: str) -> bool:
         """Plays the menu line whose action is ``action`` (as SELECT on it would)."""
-        for index, option in enumerate(self.choices()):
+        for index, option in enumerate(self.menu()):
             if option.action == action:
                 self.selected = index
-                return self.play(action)
+                return self._take(action)
         self.message = f"not a choice now: {action}"
         return False
 
@@ -246,6 +326,18 @@ class ChoiceFlow:
             self.on_event(event)
         else:
             self._pending.append(event)
+
+
+_SET_FACE = "@set"
+_ROLL_AGAIN = "@roll-again"
+"""Menu lines that are no table action (no game's verb starts with ``@``)."""
+
+
+def _likeliest_first(faces: Sequence[str], die: DieReading) -> list[str]:
+    """``faces`` with those the reader took the die for first, likeliest first."""
+    named = [*die.candidates, *(str(n) for n in die.candidate_values)]
+    first = [face for face in dict.fromkeys(named) if face in faces]
+    return first + [face for face in faces if face not in first]
 
 
 def _known_to_the_game(die: DieReading) -> bool:

@@ -56,6 +56,17 @@ class DiceMastersFlow(ChoiceFlow):
                 return card
         raise IllegalActionError(f"no card of {self.game.state.players[owner].name}'s has {die.colour!r} dice")
 
+    def faces_to_set(self, die: TrayDie) -> list[str]:
+        """The faces of the card whose dice have this die's colour (the rolling player's); none
+        when no card of theirs has it."""
+        try:
+            card = self._card_of(self.game.state.active, die)
+        except IllegalActionError:
+            return []
+        if card not in self.game.cards:
+            return []
+        return list(dict.fromkeys(face.notation() for face in self.game.cards[card].faces))
+
     def readings_to_actions(self, dice: Sequence[TrayDie]) -> list[str]:
         s = self.game.state
         owner = s.active

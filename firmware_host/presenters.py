@@ -232,7 +232,7 @@ def menu_screen(flow: ChoiceFlow) -> ScreenState:
     player, the game's lines, a window of the choices that always shows the highlighted one, and
     the prompt (``roll the dice`` when the step waits for a roll)."""
     lines = ([flow.message] if flow.message else []) + flow.status_lines()
-    options = flow.choices()
+    options = flow.menu()
     selected: int | None = None
     if options:
         lines = lines[: max(1, MENU_LINES - 3)]
@@ -245,7 +245,7 @@ def menu_screen(flow: ChoiceFlow) -> ScreenState:
         lines=tuple(lines[:MENU_LINES]),
         selected=selected,
         dense=True,
-        prompt="roll the dice" if flow.wants_dice() else flow.prompt(),
+        prompt="set the die" if flow.setting_die else "roll the dice" if flow.wants_dice() else flow.prompt(),
     )
 
 

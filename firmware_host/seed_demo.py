@@ -139,7 +139,7 @@ class SeedGameDemo:
         for _ in range(_STEP_LIMIT):
             if self.flow.is_over or self._turns() > self.turn_limit:
                 break
-            if self.flow.wants_dice() and not (self.flow.choices() and self.rng.random() < 0.5):
+            if self.flow.wants_dice() and not (self.flow.menu() and self.rng.random() < 0.5):
                 self._throw()
             else:
                 self._press_a_choice()
@@ -165,7 +165,7 @@ class SeedGameDemo:
     def _press_a_choice(self) -> None:
         """Presses SELECT to a choice and NEXT, as a player would; Dice Masters players prefer
         buying, fielding and attacking to ending the turn."""
-        options = self.flow.choices()
+        options = self.flow.menu()
         if not options:
             return
         weights = np.array([_weight(o.action) for o in options], float)

@@ -126,6 +126,13 @@ SCREENS: dict[str, ScreenState] = {
         title="Bob: Defense", banner="Camera lost", lines=("Check the cable;", "retrying..."),
         prompt="The game waits",
     ),
+    "menu-set-die": ScreenState(  # a Battle Dice roll with a die read as 4 or 5 (menu_screen)
+        title="Round 1: roll",
+        lines=("1 unread: set or roll again", "Ann held 0", "left centre die: 4", "left centre die: 5", "left centre die: 1"),
+        selected=2,
+        dense=True,
+        prompt="set the die",
+    ),
     "game-over": ScreenState(title="Game over", players=ANA_BOB, banner="Ana wins", prompt="SELECT: new game"),
     "offline": OFFLINE_SCREEN,
     "empty": ScreenState(),

@@ -5,6 +5,7 @@ written as it goes (and resumed after a restart)."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -119,14 +120,15 @@ def die(face: str, colour: str, x: int, *, ok: bool = True) -> DieReading:
     )  # fmt: skip
 
 
-def test_a_dice_masters_reading_is_the_roll_and_an_unread_die_is_rolled_again() -> None:
+def test_a_dice_masters_reading_is_the_roll_and_an_unread_die_of_no_card_is_rolled_again() -> None:
     """Calibrated faces (the face notation as the label) and body colours of a reading are the
-    Clear and Draw roll; a reading with a die the reader was unsure of is refused, nothing played."""
+    Clear and Draw roll; a reading with a die the reader was unsure of, of a colour none of the
+    player's cards has, is refused: nothing played, the die is rolled again."""
     flow = masters_flow()
-    unsure = FrameReading((die("1fist", "white", 20), die("", "white", 120, ok=False)), frame_size=(640, 480))
+    unsure = FrameReading((die("1fist", "white", 20), die("", "pink", 120, ok=False)), frame_size=(640, 480))
     events = flow.on_reading(unsure)
     assert flow.game.actions == [] and "roll again: 1 unread (left centre)" in flow.message
-    assert [e.kind.value for e in events] == ["reroll"]
+    assert [e.kind.value for e in events] == ["reroll"] and flow.setting_die is None
     faces = flow.game.cards["sidekick"].faces
     # A Sidekick's faces 5 and 6 are both L1:0:1/1: a die unsure between them is that face.
     assert faces[4].notation() == faces[5].notation() == "L1:0:1/1"
@@ -145,6 +147,61 @@ def test_a_dice_masters_reading_is_the_roll_and_an_unread_die_is_rolled_again() 
     assert state is not None and state["options"] and state["options"][0]["kind"] == "menu"
     assert [d["face"] for d in state["dice"]] == [faces[i].notation() for i in range(3)] + [None]
     assert flow.game.actions[1].endswith(" L1:0:1/1")  # the unsure die, played as the face both show
+
+
+def test_an_unread_dice_masters_die_is_set_to_one_of_its_cards_faces_from_the_menu() -> None:
+    """A die the reader was unsure of waits: the menu offers its card's faces (those it was
+    taken for first) and "roll them again"; once set, the reading is played as the roll."""
+    from firmware_host.web.actions import TableAction, presses
+
+    flow = masters_flow()
+    faces = [f.notation() for f in flow.game.cards["sidekick"].faces]
+    unsure = DieReading(value=None, confidence=0.5, box=(180, 200, 40, 40), status=DieStatus.UNREADABLE,
+                        candidates=("L1:0:1/1", "fist"), colour=BodyColour("white", (0, 0, 0)))
+    reading = FrameReading(tuple(die(faces[i], "white", 20 + 60 * i) for i in range(3)) + (unsure,), frame_size=(640, 480))
+    events = flow.on_reading(reading)
+    assert flow.game.actions == [] and [e.kind.value for e in events] == ["reroll"]
+    assert flow.message == "1 unread: set or roll again"
+    labels = [c.label for c in flow.menu()]
+    assert labels == [f"left centre die: {f}" for f in ("L1:0:1/1", "fist", "mask", "bolt", "shield")] + ["roll them again"]
+    assert set(faces) == {"mask", "fist", "bolt", "shield", "L1:0:1/1"}
+    state = table_state(flow)
+    assert state is not None and state["step"] == "choose" and [o["label"] for o in state["options"]] == labels
+    assert flow.screen().prompt == "set the die"
+    # BACK leaves the die to be rolled again and plays nothing
+    flow.on_button(ButtonEvent.BACK)
+    assert flow.setting_die is None and flow.game.actions == [] and flow.message == "roll the dice again"
+    flow.on_reading(reading)
+    # the page's choose presses the buttons: the second line, fist
+    for press in presses(TableAction("choose", option=1, label="left centre die: fist"), flow):
+        flow.on_button(press)
+    assert flow.setting_die is None and flow.message == ""
+    assert flow.game.actions[0].startswith("draw P1") and flow.game.actions[1].startswith("roll P1 sidekick#")
+    assert flow.game.actions[1].endswith(" fist")  # the die set
+
+
+def test_an_unread_battle_die_is_set_from_the_menu_or_rolled_again() -> None:
+    """A battle die read as 4 or 5 is offered 4 and 5 first; moving dice drop the faces set."""
+    config = GameConfig(players=("Ann", "Bob"), name="battledice", setup=tuple(BATTLE_SETUP.items()))
+    flow = flow_for(config, new_game(config))
+    while flow.menu() and not flow.wants_dice():
+        flow.on_button(ButtonEvent.NEXT)
+    assert flow.wants_dice()
+    seat_dice = {seat: list(player.dice) for seat, player in enumerate(flow.game.state.seats)}
+    wanted = flow.game.state.mode.dice_per_round
+    read = [DieReading(3, 0.99, (40 + 40 * i, 200, 30, 30), DieStatus.OK, face="3", colour=BodyColour(c, (0, 0, 0)))
+            for i, c in enumerate(seat_dice[0][:wanted])]
+    unsure = replace(read[-1], value=None, status=DieStatus.UNREADABLE, face=None, confidence=0.6,
+                     candidates=("4", "5"), candidate_values=(4, 5), reason="unsure: 4 or 5")
+    reading = FrameReading((*read[:-1], unsure), frame_size=(640, 480))
+    flow.on_reading(reading)
+    assert [c.label.split(": ")[1] for c in flow.menu()[:3]] == ["4", "5", "1"] and flow.menu()[-1].label == "roll them again" and flow.game.actions[-1].startswith("reload")
+    flow.on_rolling()  # the dice moved: what was being set waits for the next reading
+    assert flow.setting_die is None and flow.menu() == flow.choices()
+    flow.on_reading(reading)
+    flow.on_button(ButtonEvent.SELECT)  # to 5
+    flow.on_button(ButtonEvent.NEXT)
+    assert flow.game.actions[-1] == "roll P1 " + " ".join(f"{c} {v}" for c, v in zip(seat_dice[0][:wanted], [3] * (wanted - 1) + [5]))
 
 
 def test_the_buttons_and_the_page_choose_a_menu_line_alike() -> None:
