@@ -355,6 +355,50 @@ def test_battle_dice_is_played_from_the_page(browser, tmp_path) -> None:
     assert chosen == [table_options_second(game_tags=BATTLE_DICE)]
 
 
+def test_a_battle_die_under_a_finger_is_set_from_the_page(browser, tmp_path) -> None:
+    """A finger rests on Ann's green die as the tray settles: the reader cannot tell it, nothing is
+    played, and the page offers its faces (the reader's likeliest first) and "roll them again";
+    tapping one plays both rolls as the tray read them with the die set."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from firmware_host.battledice_flow import BattleDiceFlow
+    from firmware_host.seed_demo import BATTLE_DICE, render_throw
+    from hardware.sim.faces import DieDesign
+    from hardware.sim.render import render_tray
+    from hardware.sim.scene import Hand
+    from rules.battledice.game import Game as BattleGame
+
+    values = {"red": 3, "blue": 4, "green": 6, "yellow": 2, "purple": 4, "orange": 6}
+    specs = [
+        (values[c], c, DieDesign.pips(), seat, None)
+        for seat, colours in enumerate((("red", "blue", "green"), ("yellow", "purple", "orange")))
+        for c in colours
+    ]
+    tray, places = render_throw(specs, np.random.default_rng(5))
+    finger = Hand(edge="top", along=places[2][0], reach=0.1)  # its fingertip on the green die
+    frame = render_tray(replace(tray.scene, hand=finger), np.random.default_rng(5)).frame
+    game = BattleGame.from_tags(BATTLE_DICE)
+    game.play("reload P1")
+    game.play("reload P2")
+    table = Table(BattleDiceFlow(game), frame, tmp_path)  # type: ignore[arg-type]
+    try:
+        context, page = open_page(browser, table)
+        page.wait_for_function("document.querySelectorAll('#options button').length > 1", timeout=15000)
+        labels = [b.text_content() for b in page.query_selector_all("#options button span:first-child")]
+        assert labels[0] == "left top die: 6" and labels[-1] == "roll them again"
+        assert sorted(label.rsplit(": ", 1)[1] for label in labels[:-1]) == ["1", "2", "3", "4", "5", "6"]
+        assert table.flow.game.actions == ["reload P1", "reload P2"]
+        pair(page, table)
+        page.click("#options button >> nth=0")
+        wait_for(lambda: len(table.flow.game.actions) == 4)
+        context.close()
+    finally:
+        table.close()
+    assert table.flow.game.actions[2:] == ["roll P1 red 3 blue 4 green 6", "roll P2 yellow 2 purple 4 orange 6"]
+
+
 def table_options_second(game_tags) -> str:
     """The second match-up the menu offers after the seed's example roll (what the page chose)."""
     from firmware_host.battledice_flow import BattleDiceFlow
