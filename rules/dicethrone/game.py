@@ -1121,10 +1121,13 @@ class Game:
         return limit or 0
 
     @_action
-    def spend_status(self, player: Player | int, name: str, die: int | None = None, remove: str | None = None) -> bool:
+    def spend_status(
+        self, player: Player | int, name: str, die: int | OneOf | None = None, remove: str | None = None
+    ) -> bool:
         """``player`` spends a token of ``name`` (an Instant action: any time, any player's turn,
-        unless the status says otherwise). ``die`` is the roll a status that rolls needs; ``remove``
-        the negative status Cleanse removes. Returns True when the effect applied (the roll succeeded).
+        unless the status says otherwise). ``die`` is the roll a status that rolls needs (read as
+        one of a few numbers, ``OneOf``, when they all say the same); ``remove`` the negative
+        status Cleanse removes. Returns True when the effect applied (the roll succeeded).
 
         :raises IllegalActionError: when the player has none, it is not spendable, the damage
             waiting cannot change that way, or an activated ultimate forbids the player any action
@@ -1132,7 +1135,7 @@ class Game:
         """
         return self._spend(player, name, die, remove)
 
-    def _spend(self, player: Player | int, name: str, die: int | None, remove: str | None) -> bool:
+    def _spend(self, player: Player | int, name: str, die: int | OneOf | None, remove: str | None) -> bool:
         self._check_playing()
         who = self._player(player)
         status = find_status(name)
@@ -1146,16 +1149,17 @@ class Game:
             )
         if status.succeeds_on and die is None:
             raise IllegalActionError(f"{status.name} rolls 1 die first (Spendable Status Effects)")
-        if die is not None and die not in range(1, 7):
+        if die is not None and not isinstance(die, OneOf) and (isinstance(die, bool) or die not in range(1, 7)):
             raise InvalidRollError(f"a die shows 1 to 6, not {die!r}")
-        success = not status.succeeds_on or die in status.succeeds_on
+        success = not status.succeeds_on or (die is not None and status.succeeds(die))
         if success:
             self._spend_effect(who, status, remove)
         else:
             # The roll failed: the token is spent for nothing, but the spend had to be legal.
             scratch = self._scratch()
             scratch._spend_effect(scratch._player(who.index), status, remove)
-        self._remove_status(who, status.name, 1, why="spent" + ("" if success else f", rolled {die}: no effect"))
+        rolled = die.said() if isinstance(die, OneOf) else die
+        self._remove_status(who, status.name, 1, why="spent" + ("" if success else f", rolled {rolled}: no effect"))
         return success
 
     def can_spend(self, player: Player | int, name: str) -> bool:
@@ -1698,7 +1702,8 @@ def _spend(game: Game, args: tuple[str, ...]) -> object:
         at = words.index("remove")
         remove = " ".join(words[at + 1 :]) or None
         words = words[:at]
-    die = _number(words.pop(), "the die") if words and whole_number(words[-1]) is not None else None
+    read_die = words and (whole_number(words[-1]) is not None or "|" in words[-1])
+    die = _die_read(words.pop()) if read_die else None
     return game.spend_status(_seat(game, args[0]), " ".join(words), die=die, remove=remove)
 
 

@@ -98,6 +98,14 @@ class Status:
         """
         return decide(die, lambda number: number in self.fails_on, self.name)
 
+    def succeeds(self, die: int | OneOf) -> bool:
+        """Whether the die rolled to spend it (``succeeds_on``: Evasive's 1-2) makes it work; a
+        die read as one of a few numbers says what they all say.
+
+        :raises InvalidRollError: when its numbers say differently (Evasive's 2|3).
+        """
+        return decide(die, lambda number: number in self.succeeds_on, self.name)
+
     @property
     def spendable(self) -> bool:
         return self.spend is not SpendKind.NONE

@@ -115,6 +115,32 @@ def test_evasive_rolls_a_die_and_only_a_success_negates(die, taken):
     assert game.exchange.damage.total == taken and game.players[1].statuses["Evasive"] == 1
 
 
+def _evasive_against_mighty_blow():
+    game = to_phase(Game.new(["barbarian", "monk"]), Phase.OFFENSIVE_ROLL)
+    game.gain_status(1, "Evasive", 2)
+    game.record_offensive_roll("1 2 3 4 1")
+    game.select_ability("Mighty Blow")
+    return game
+
+
+@pytest.mark.parametrize("die, works", [("1|2", True), ("4|5", False), ("6|3", False)])
+def test_evasive_takes_a_die_read_as_numbers_that_all_say_the_same(die, works):
+    game = _evasive_against_mighty_blow()
+    assert game.spend_status(1, "Evasive", die=OneOf.from_notation(die)) is works
+    assert game.actions[-1] == f"spend P2 Evasive {die}" and game.players[1].statuses["Evasive"] == 1
+    again = _evasive_against_mighty_blow()
+    again.play(f"spend P2 Evasive {die}")
+    assert again.to_json() == game.to_json()
+
+
+def test_evasive_refuses_a_die_read_as_numbers_that_say_differently():
+    game = _evasive_against_mighty_blow()
+    actions = game.actions
+    with pytest.raises(InvalidRollError, match="a die read as 2 or 3 changes what Evasive does: set it"):
+        game.play("spend P2 Evasive 2|3")
+    assert game.players[1].statuses["Evasive"] == 2 and game.actions == actions
+
+
 def test_a_defender_cannot_spend_against_an_ultimate():
     game = to_phase(Game.new(["barbarian", "paladin"]), Phase.OFFENSIVE_ROLL)
     game.players[1].statuses["Protect"] = 1
