@@ -299,6 +299,9 @@ class GameFlow:
         """
         t, g = self._t, self._game
         t.rolling = False
+        if t.step is Step.SPEND_DIE and reading.dice:
+            self._run(lambda: self._spend_from_tray(reading))
+            return self._flush()
         if t.step is Step.PROMPT and g.phase in (Phase.INCOME, Phase.MAIN_1) and reading.dice:
             self._run(lambda: self._roll_from_main(reading))
             return self._flush()
@@ -330,7 +333,7 @@ class GameFlow:
 
     def on_rolling(self) -> None:
         """The tray saw the dice move: the LED shows rolling until the next settled reading."""
-        if self._wants_dice():
+        if self._wants_dice() or self._t.step is Step.SPEND_DIE:
             self._t.rolling = True
 
     # ================================================================================ outputs
@@ -1160,14 +1163,42 @@ class GameFlow:
             return
         self._advance()
 
-    def _spend(self, player: int, name: str, die: int | None) -> None:
+    def _spend(self, player: int, name: str, die: int | OneOf | None) -> None:
         g = self._game
         success = self._act(g.spend_status, player, name, die)
         who = g.players[player]
-        rolled = f" (rolled {die}{'' if success else ': no effect'})" if die is not None else ""
+        rolled = f" (rolled {_said(die)}{'' if success else ': no effect'})" if die is not None else ""
+        fields = _die_fields(die) if die is not None else {"die": None}
         self._emit(FlowEventKind.STATUS, f"{who.name} spends {name}{rolled}",
-                   player=player, status=name, die=die, success=success)
+                   player=player, status=name, success=success, **fields)
         self._open_window(self._window_note())
+
+    def _spend_from_tray(self, reading: FrameReading) -> None:
+        """The die a status rolls to be spent (Evasive), as the tray read it: spent with it when
+        it is read, or read as numbers that all say the same; else shown to be set by hand."""
+        t = self._t
+        assert t.spending is not None
+        player, name = t.spending
+        if len(reading.dice) != 1:
+            t.message = f"Roll 1 die for {name}, saw {len(reading.dice)}"
+            return
+        die = reading.dice[0]
+        if die.ok and die.value is not None:
+            self._spend(player, name, die.value)
+            return
+        numbers = tuple(dict.fromkeys(die.candidate_values))
+        if numbers:
+            t.amount = numbers[0]  # the likeliest number to start setting it from
+        if die.status is DieStatus.UNREADABLE and len(numbers) >= 2:
+            read = OneOf(numbers)
+            try:
+                find_status(name).succeeds(read)
+            except RulesError:
+                t.message = f"Read {read.said()}: set it"
+                return
+            self._spend(player, name, read)
+            return
+        t.message = f"Die not read ({_why(die)}): set it"
 
     def _window_note(self) -> str:
         g = self._game

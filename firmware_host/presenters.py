@@ -152,7 +152,8 @@ def oled_screen(view: FlowView) -> ScreenState:
     elif step == "amount":
         lines = [f"Card: {'+' if view.card_effect == 'add' else '-'}{view.amount} dmg", f"for {view.cost} CP"]
     elif step == "spend-die" and view.spending is not None:
-        lines = [f"{view.spending[1]}: roll 1 die", f"Die shows {view.amount}"]
+        # what the tray made of the die rolled for it, above what the buttons set
+        lines = ([view.message] if view.message else []) + [f"{view.spending[1]}: roll 1 die", f"Die shows {view.amount}"]
     elif step == "health" and view.adjusting is not None:
         player = g.players[view.adjusting]
         now = g.health(player)

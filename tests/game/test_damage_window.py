@@ -10,7 +10,7 @@ from hardware.screens import render_screen
 from rules.dicethrone.game import Game, Phase
 from rules.records import GameRecord, replay
 
-from tests.game.test_game_flow import press, reading, select, to_offense
+from tests.game.test_game_flow import plain_reading, plain_unsure, press, reading, select, to_offense
 
 NEXT, SELECT, BACK = ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.BACK
 
@@ -47,6 +47,47 @@ def test_the_defender_spends_evasive_with_its_die_from_the_buttons() -> None:
     events = flow.on_button(NEXT)
     assert flow.game.health(1) == 50 and flow.game.phase is Phase.MAIN_2
     assert FlowEventKind.DAMAGE in [e.kind for e in events]
+
+
+def to_evasive_die(flow: GameFlow) -> None:
+    monk_defends(flow)
+    select(flow, OptionKind.SPEND, name="Evasive", index=1)
+    flow.on_button(NEXT)
+    assert flow.step is Step.SPEND_DIE
+
+
+def test_the_evasive_die_is_read_from_the_tray() -> None:
+    flow = attacked_flow({"Evasive": 1})
+    to_evasive_die(flow)
+    flow.on_rolling()
+    assert flow.status().value == "rolling"
+    flow.on_reading(reading(2))  # a 2: a success
+    assert flow.step is Step.DAMAGE and "Evasive" not in flow.game.players[1].statuses
+    assert flow.game.actions[-1] == "spend P2 Evasive 2"
+    assert "Bo spends Evasive (rolled 2)" in [e.text for e in flow.events]
+
+
+def test_an_evasive_die_read_as_numbers_that_all_fail_is_spent_with_both() -> None:
+    flow = attacked_flow({"Evasive": 1})
+    to_evasive_die(flow)
+    flow.on_reading(plain_reading(plain_unsure(4, 5)))  # Evasive works on 1-2: a 4 or a 5 fails
+    assert flow.step is Step.DAMAGE and flow.game.actions[-1] == "spend P2 Evasive 4|5"
+    spent = [e for e in flow.events if e.kind is FlowEventKind.STATUS][-1]
+    assert spent.text == "Bo spends Evasive (rolled 4 or 5: no effect)" and spent.data["read_as"] == [4, 5]
+    game = flow.game
+    assert replay(GameRecord.from_text(GameRecord.of(game).notation())).to_json() == game.to_json()
+
+
+def test_an_evasive_die_the_tray_cannot_settle_is_set_by_hand() -> None:
+    flow = attacked_flow({"Evasive": 1})
+    to_evasive_die(flow)
+    flow.on_reading(plain_reading(plain_unsure(3, 2)))  # a 2 works, a 3 does not
+    assert flow.step is Step.SPEND_DIE and flow.game.players[1].statuses == {"Evasive": 1}
+    assert flow.screen().lines[0] == "Read 3 or 2: set it" and "Die shows 3" in flow.screen().lines
+    flow.on_reading(reading(2, 2))
+    assert flow.step is Step.SPEND_DIE and flow.screen().lines[0] == "Roll 1 die for Evasive, saw 2"
+    press(flow, SELECT, SELECT, SELECT, SELECT, SELECT, NEXT)  # 3 -> 2 (wrapping past 6)
+    assert flow.game.actions[-1] == "spend P2 Evasive 2" and "Evasive" not in flow.game.players[1].statuses
 
 
 def test_back_takes_a_spent_status_back() -> None:
