@@ -221,8 +221,13 @@ class DemoTable:
                 self._choose(OptionKind.SPEND, index=option.index, name=option.name)
                 self._press(ButtonEvent.NEXT)
                 if flow.step is Step.SPEND_DIE:
+                    # the status's die is rolled into the tray beside the roll's dice
                     die = int(self._rng.integers(1, 7))
-                    self._press(*[ButtonEvent.SELECT] * (die - 1), ButtonEvent.NEXT)
+                    lying = len(self.tray.last.truth) if self.tray.last else 0
+                    self._roll_until_read([die], keep=range(lying))
+                    if flow.step is Step.SPEND_DIE:  # not read, or read as numbers that differ: set it
+                        shown = flow.view().amount
+                        self._press(*[ButtonEvent.SELECT] * ((die - shown) % 6), ButtonEvent.NEXT)
                 return
         cards = [o for o in flow.options if o.kind in (OptionKind.CARD_ADD, OptionKind.CARD_PREVENT)]
         if cards and not self._cards_played and ("card",) not in tried:
@@ -310,19 +315,7 @@ class DemoTable:
             self._cocked_shown = True
             cocked = (len(layout_keep) + int(self._rng.integers(thrown)),)
         values = [int(v) for v in self._rng.integers(1, 7, size=thrown)]
-        settles = self.tray.rolls_settled
-        self.tray.roll(values, keep=layout_keep, cocked=cocked)
-        seen = self._readings()
-        still = 0
-        for _ in range(_FRAMES_PER_ROLL):
-            self.service.step()
-            if self._readings() > seen:
-                break
-            if self.tray.rolls_settled > settles:
-                still += 1
-                if still > _STILL_FRAMES:
-                    break  # at rest for a while and still no reading: the reader found nothing
-        if self._readings() == seen:
+        if not self._roll_until_read(values, keep=layout_keep, cocked=cocked):
             # Never read (the dice never settled, or the reader found nothing): key it in by hand.
             if flow.step is Step.CHOOSE:
                 self._choose(OptionKind.ENTER)
@@ -330,6 +323,23 @@ class DemoTable:
             self._key_in(self._true_values())
         if self.flow.step is not Step.REROLL:
             self._rerolls_in_a_row = 0
+
+    def _roll_until_read(self, values: Sequence[int], keep: Sequence[int] = (), cocked: Sequence[int] = ()) -> bool:
+        """Rolls ``values`` into the tray (beside the ``keep`` dice) and runs it until the service
+        reads the dice; False when no reading came."""
+        settles = self.tray.rolls_settled
+        self.tray.roll(list(values), keep=keep, cocked=tuple(cocked))
+        seen = self._readings()
+        still = 0
+        for _ in range(_FRAMES_PER_ROLL):
+            self.service.step()
+            if self._readings() > seen:
+                return True
+            if self.tray.rolls_settled > settles:
+                still += 1
+                if still > _STILL_FRAMES:
+                    return False  # at rest for a while and still no reading: the reader found nothing
+        return self._readings() > seen
 
     def _serve_until_stopped(self) -> None:
         """After the game: the tray goes on (camera, the page's buttons) until Ctrl-C or SIGTERM."""

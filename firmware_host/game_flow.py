@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import math
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
@@ -217,6 +218,23 @@ def _said(die: int | OneOf) -> str:
 def _die_fields(die: int | OneOf) -> dict[str, Any]:
     """A lone die in an event: its number, or none and the numbers it was read as."""
     return {"die": None, "read_as": list(die.numbers)} if isinstance(die, OneOf) else {"die": die}
+
+
+def _new_dice(dice: Sequence[DieReading], lying: Sequence[DieReading]) -> list[DieReading]:
+    """The dice of ``dice`` that lie where none of ``lying`` (the last roll's) lay: each centre
+    more than half a die from every one of theirs."""
+
+    def centre(die: DieReading) -> tuple[float, float, float]:
+        x, y, w, h = die.box
+        return x + w / 2, y + h / 2, max(w, h)
+
+    before = [centre(d) for d in lying]
+    new = []
+    for die in dice:
+        x, y, size = centre(die)
+        if all(math.hypot(x - bx, y - by) > 0.5 * max(size, bsize) for bx, by, bsize in before):
+            new.append(die)
+    return new
 
 
 def _activated(hero: Hero, roll: Roll) -> frozenset[tuple[str, int]]:
@@ -1179,10 +1197,12 @@ class GameFlow:
         t = self._t
         assert t.spending is not None
         player, name = t.spending
-        if len(reading.dice) != 1:
-            t.message = f"Roll 1 die for {name}, saw {len(reading.dice)}"
+        # the roll's dice may still lie in the tray: the status's die is the one that is new
+        new = _new_dice(reading.dice, t.dice)
+        if len(new) != 1:
+            t.message = f"Roll 1 die for {name}, saw {len(new)} new"
             return
-        die = reading.dice[0]
+        die = new[0]
         if die.ok and die.value is not None:
             self._spend(player, name, die.value)
             return

@@ -3,14 +3,17 @@ damage is applied, statuses on the screen, status damage in Upkeep."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from firmware_host.game_flow import GameFlow, OptionKind, Step
 from firmware_host.transcript import FlowEventKind
 from hardware.buttons import ButtonEvent
 from hardware.screens import render_screen
 from rules.dicethrone.game import Game, Phase
 from rules.records import GameRecord, replay
+from vision.types import DieReading, DieStatus, FrameReading
 
-from tests.game.test_game_flow import plain_reading, plain_unsure, press, reading, select, to_offense
+from tests.game.test_game_flow import plain_unsure, press, reading, select, to_offense
 
 NEXT, SELECT, BACK = ButtonEvent.NEXT, ButtonEvent.SELECT, ButtonEvent.BACK
 
@@ -49,6 +52,17 @@ def test_the_defender_spends_evasive_with_its_die_from_the_buttons() -> None:
     assert FlowEventKind.DAMAGE in [e.kind for e in events]
 
 
+def beside_the_roll(flow: GameFlow, *new: DieReading) -> FrameReading:
+    """The tray as the defender rolls the status's dice: the roll's dice still lying, and ``new``
+    thrown beside them."""
+    thrown = tuple(replace(die, box=(520 - 60 * i, 400, 36, 36)) for i, die in enumerate(new))
+    return FrameReading(tuple(flow.dice) + thrown, ms=5.0)
+
+
+def one_die(value: int) -> DieReading:
+    return DieReading(value, 0.99, (0, 0, 36, 36), DieStatus.OK, face=str(value))
+
+
 def to_evasive_die(flow: GameFlow) -> None:
     monk_defends(flow)
     select(flow, OptionKind.SPEND, name="Evasive", index=1)
@@ -61,7 +75,7 @@ def test_the_evasive_die_is_read_from_the_tray() -> None:
     to_evasive_die(flow)
     flow.on_rolling()
     assert flow.status().value == "rolling"
-    flow.on_reading(reading(2))  # a 2: a success
+    flow.on_reading(beside_the_roll(flow, one_die(2)))  # a 2: a success
     assert flow.step is Step.DAMAGE and "Evasive" not in flow.game.players[1].statuses
     assert flow.game.actions[-1] == "spend P2 Evasive 2"
     assert "Bo spends Evasive (rolled 2)" in [e.text for e in flow.events]
@@ -70,7 +84,7 @@ def test_the_evasive_die_is_read_from_the_tray() -> None:
 def test_an_evasive_die_read_as_numbers_that_all_fail_is_spent_with_both() -> None:
     flow = attacked_flow({"Evasive": 1})
     to_evasive_die(flow)
-    flow.on_reading(plain_reading(plain_unsure(4, 5)))  # Evasive works on 1-2: a 4 or a 5 fails
+    flow.on_reading(beside_the_roll(flow, plain_unsure(4, 5)))  # Evasive works on 1-2: a 4 or a 5 fails
     assert flow.step is Step.DAMAGE and flow.game.actions[-1] == "spend P2 Evasive 4|5"
     spent = [e for e in flow.events if e.kind is FlowEventKind.STATUS][-1]
     assert spent.text == "Bo spends Evasive (rolled 4 or 5: no effect)" and spent.data["read_as"] == [4, 5]
@@ -81,13 +95,22 @@ def test_an_evasive_die_read_as_numbers_that_all_fail_is_spent_with_both() -> No
 def test_an_evasive_die_the_tray_cannot_settle_is_set_by_hand() -> None:
     flow = attacked_flow({"Evasive": 1})
     to_evasive_die(flow)
-    flow.on_reading(plain_reading(plain_unsure(3, 2)))  # a 2 works, a 3 does not
+    flow.on_reading(beside_the_roll(flow, plain_unsure(3, 2)))  # a 2 works, a 3 does not
     assert flow.step is Step.SPEND_DIE and flow.game.players[1].statuses == {"Evasive": 1}
     assert flow.screen().lines[0] == "Read 3 or 2: set it" and "Die shows 3" in flow.screen().lines
-    flow.on_reading(reading(2, 2))
-    assert flow.step is Step.SPEND_DIE and flow.screen().lines[0] == "Roll 1 die for Evasive, saw 2"
+    flow.on_reading(beside_the_roll(flow, one_die(2), one_die(2)))
+    assert flow.step is Step.SPEND_DIE and flow.screen().lines[0] == "Roll 1 die for Evasive, saw 2 new"
+    flow.on_reading(FrameReading(tuple(flow.dice), ms=5.0))  # only the roll's dice: nothing new
+    assert flow.step is Step.SPEND_DIE and flow.screen().lines[0] == "Roll 1 die for Evasive, saw 0 new"
     press(flow, SELECT, SELECT, SELECT, SELECT, SELECT, NEXT)  # 3 -> 2 (wrapping past 6)
     assert flow.game.actions[-1] == "spend P2 Evasive 2" and "Evasive" not in flow.game.players[1].statuses
+
+
+def test_an_evasive_die_rolled_alone_is_read_too() -> None:
+    flow = attacked_flow({"Evasive": 1})
+    to_evasive_die(flow)
+    flow.on_reading(FrameReading((replace(one_die(1), box=(300, 300, 36, 36)),), ms=5.0))  # the roll picked up
+    assert flow.game.actions[-1] == "spend P2 Evasive 1"
 
 
 def test_back_takes_a_spent_status_back() -> None:
