@@ -144,6 +144,7 @@ class _Table:
     message: str = ""  # a refusal or a problem, shown until the next step
     keep: tuple[int, ...] = ()  # die indices the odds advise keeping
     settled: Roll | OneOf | None = None  # the roll (or lone die) as recorded when unsure numbers do not matter
+    lying: list[DieReading] = field(default_factory=list)  # every die of the last reading: a lone die is the new one
     rolling: bool = False
     outcome: str = ""
 
@@ -881,6 +882,13 @@ class GameFlow:
         t = self._t
         dice = ordered_dice(reading)
         expected = self._dice_for(t.roll_kind)
+        new_word = ""
+        if t.roll_kind in (RollKind.STATUS, RollKind.TARGETING) and len(dice) != expected:
+            # a lone die rolled beside the dice of the roll before, which still lie in the tray
+            new = _new_dice(dice, t.lying)
+            if len(new) < len(dice):
+                dice, new_word = new, " new"
+        t.lying = list(reading.dice)
         shown = " ".join(self._reading_label(d) for d in dice) or "no dice"
         self._emit(FlowEventKind.READING, f"Read {shown}", roll=t.roll_kind.value, reading=reading.to_json())
         t.message = ""
@@ -889,10 +897,10 @@ class GameFlow:
             t.step, t.expected, t.dice, t.recorded = Step.REROLL, expected, dice, False
             t.options = [Option(OptionKind.ENTER, "Key in the dice")]
             t.selected = 0
-            t.lines = [f"Saw {len(dice)} of {expected} dice"]
+            t.lines = [f"Saw {len(dice)}{new_word} of {expected} dice"]
             t.message = ""
             t.dice = [DieReading(None, 0.0, (0, 0, 0, 0), DieStatus.UNREADABLE) for _ in range(expected)]
-            self._emit(FlowEventKind.REROLL, f"Saw {len(dice)} dice, need {expected}: roll them again",
+            self._emit(FlowEventKind.REROLL, f"Saw {len(dice)}{new_word} dice, need {expected}: roll them again",
                        seen=len(dice), expected=expected)
             return
         t.dice, t.expected, t.recorded, t.settled = dice, expected, False, None
@@ -1198,7 +1206,8 @@ class GameFlow:
         assert t.spending is not None
         player, name = t.spending
         # the roll's dice may still lie in the tray: the status's die is the one that is new
-        new = _new_dice(reading.dice, t.dice)
+        new = _new_dice(reading.dice, t.lying)
+        t.lying = list(reading.dice)  # a second token's die is new beside this one
         if len(new) != 1:
             t.message = f"Roll 1 die for {name}, saw {len(new)} new"
             return

@@ -98,7 +98,9 @@ def test_an_evasive_die_the_tray_cannot_settle_is_set_by_hand() -> None:
     flow.on_reading(beside_the_roll(flow, plain_unsure(3, 2)))  # a 2 works, a 3 does not
     assert flow.step is Step.SPEND_DIE and flow.game.players[1].statuses == {"Evasive": 1}
     assert flow.screen().lines[0] == "Read 3 or 2: set it" and "Die shows 3" in flow.screen().lines
-    flow.on_reading(beside_the_roll(flow, one_die(2), one_die(2)))
+    # picked up, and two dice rolled where none lay
+    two = tuple(replace(one_die(2), box=(300 + 60 * i, 300, 36, 36)) for i in range(2))
+    flow.on_reading(FrameReading(tuple(flow.dice) + two, ms=5.0))
     assert flow.step is Step.SPEND_DIE and flow.screen().lines[0] == "Roll 1 die for Evasive, saw 2 new"
     flow.on_reading(FrameReading(tuple(flow.dice), ms=5.0))  # only the roll's dice: nothing new
     assert flow.step is Step.SPEND_DIE and flow.screen().lines[0] == "Roll 1 die for Evasive, saw 0 new"

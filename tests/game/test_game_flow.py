@@ -896,3 +896,37 @@ def test_a_targeting_die_read_as_numbers_of_two_rules_is_asked_for() -> None:
     flow.on_button(NEXT)
     flow.on_reading(plain_reading(plain_unsure(4, 5)))  # the right opponent, or the opponents choose
     assert flow.step is Step.REROLL and flow.game.targeting_die is None
+
+
+def test_a_lone_die_is_read_beside_the_dice_of_the_roll_before() -> None:
+    """The offensive roll's dice still lie in the tray as the Blinded die and then the 2v2
+    targeting die are rolled beside them: each is the one new die."""
+    flow, transcript = new_flow(["barbarian", "moon-elf", "monk", "paladin"], ["Ana", "Bo", "Cy", "Di"])
+    to_offense(flow)
+    flow.game.gain_status(0, "Blinded")
+    offense = reading(1, 1, 1, 1, 4)
+    flow.on_reading(offense)
+    flow.on_button(NEXT)
+    assert flow.game.status_roll_needed == "Blinded"
+    blinded = DieReading(5, 0.99, (500, 400, 36, 36), DieStatus.OK, face="5")
+    flow.on_reading(FrameReading(offense.dice + (blinded,), ms=5.0))
+    assert "Ana rolls 5 for Blinded: the ability stands" in transcript.text()
+    assert flow.game.phase is Phase.TARGETING_ROLL and flow.expected_dice == 1
+    target = DieReading(3, 0.99, (420, 400, 36, 36), DieStatus.OK, face="3")
+    flow.on_reading(FrameReading(offense.dice + (blinded, target), ms=5.0))
+    assert "Targeting die 3: right opponent" in transcript.text()
+    assert "target-roll 3" in flow.game.actions and flow.game.target == 3
+
+
+def test_two_new_dice_for_a_lone_roll_are_rolled_again() -> None:
+    flow, transcript = new_flow(["barbarian", "moon-elf"], ["Ana", "Bo"])
+    to_blinded_roll(flow)  # Smack II from reading(1, 1, 1, 1, 4), whose dice still lie there
+    two = tuple(DieReading(v, 0.99, (400 + 60 * i, 400, 36, 36), DieStatus.OK, face=str(v)) for i, v in enumerate((5, 6)))
+    flow.on_reading(FrameReading(reading(1, 1, 1, 1, 4).dice + two, ms=5.0))
+    assert flow.step is Step.REROLL and not flow.game.status_rolled
+    assert "Saw 2 new dice, need 1: roll them again" in transcript.text()
+    assert flow.screen().lines[0] == "Saw 2 new of 1 dice"
+    # both picked up, one rolled again beside the dice still lying there
+    again = replace(two[0], box=(300, 380, 36, 36))
+    flow.on_reading(FrameReading(reading(1, 1, 1, 1, 4).dice + (again,), ms=5.0))
+    assert flow.game.status_rolled and "Ana rolls 5 for Blinded: the ability stands" in transcript.text()
