@@ -99,6 +99,11 @@ class ChoiceFlow:
         """True when the step waits for a roll in the tray."""
         return False
 
+    def counts(self, die: TrayDie) -> bool:
+        """Whether the step's roll takes this die (a game whose roll is one player's passes over
+        the other side of the tray): an unread die it does not take holds nothing up."""
+        return True
+
     def faces_to_set(self, die: TrayDie) -> list[str]:
         """The faces the table may set a die to that the tray could not read (as its game names
         them); none when this game cannot tell, and the dice are rolled again."""
@@ -226,7 +231,7 @@ class ChoiceFlow:
         self.last_dice = reading.dice
         size = reading.frame_size or _extent(reading.dice)
         trays = [TrayDie.of(d, size) for d in reading.dice]
-        unread = [i for i, d in enumerate(reading.dice) if not _known_to_the_game(d)]
+        unread = [i for i, d in enumerate(reading.dice) if not _known_to_the_game(d) and self.counts(trays[i])]
         if unread:
             where = ", ".join(_place(trays[i]) for i in unread)
             faces = {i: _likeliest_first(self.faces_to_set(trays[i]), reading.dice[i]) for i in unread}
@@ -378,5 +383,10 @@ def by_side(dice: Sequence[TrayDie], seats: int) -> list[list[TrayDie]]:
     each seat's dice left to right."""
     sides: list[list[TrayDie]] = [[] for _ in range(seats)]
     for die in sorted(dice, key=lambda d: (d.x, d.y)):
-        sides[min(seats - 1, max(0, int(die.x * seats)))].append(die)
+        sides[side_of(die, seats)].append(die)
     return sides
+
+
+def side_of(die: TrayDie, seats: int) -> int:
+    """The seat whose side of the tray (equal strips from the left) the die lies on."""
+    return min(seats - 1, max(0, int(die.x * seats)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side, check_colours
+from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side, check_colours, side_of
 from firmware_host.presenters import DENSE_CHARS, TITLE_CHARS, point_first, short
 from firmware_host.transcript import EventSink
 from rules.dicemasters.faces import FaceKind
@@ -55,6 +55,10 @@ class DiceMastersFlow(ChoiceFlow):
             if colour == die.colour:
                 return card
         raise IllegalActionError(f"no card of {self.game.state.players[owner].name}'s has {die.colour!r} dice")
+
+    def counts(self, die: TrayDie) -> bool:
+        """Only the rolling player's side of the tray is read for the roll."""
+        return side_of(die, 2) == self.game.state.active
 
     def faces_to_set(self, die: TrayDie) -> list[str]:
         """The faces of the card whose dice have this die's colour (the rolling player's); none

@@ -180,6 +180,18 @@ def test_an_unread_dice_masters_die_is_set_to_one_of_its_cards_faces_from_the_me
     assert flow.game.actions[1].endswith(" fist")  # the die set
 
 
+def test_an_unread_die_on_the_other_players_side_holds_no_dice_masters_roll_up() -> None:
+    """Only the rolling player's side of the tray is their roll: a die the reader could not tell
+    on the other side is passed over, not asked for."""
+    flow = masters_flow()
+    faces = [f.notation() for f in flow.game.cards["sidekick"].faces]
+    theirs = die("", "white", 500, ok=False)
+    reading = FrameReading(tuple(die(faces[i], "white", 20 + 60 * i) for i in range(4)) + (theirs,), frame_size=(640, 480))
+    flow.on_reading(reading)
+    assert flow.setting_die is None and flow.message == ""
+    assert flow.game.actions[1].startswith("roll P1 sidekick#") and len(flow.game.actions[1].split()) == 2 + 2 * 4
+
+
 def test_an_unread_battle_die_is_set_from_the_menu_or_rolled_again() -> None:
     """A battle die read as 4 or 5 is offered 4 and 5 first; moving dice drop the faces set."""
     config = GameConfig(players=("Ann", "Bob"), name="battledice", setup=tuple(BATTLE_SETUP.items()))
