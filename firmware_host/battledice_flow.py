@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side, check_colours
+from firmware_host.choice_flow import Choice, ChoiceFlow, TrayDie, by_side, check_colours, side_of
 from firmware_host.transcript import EventSink
 from rules.battledice.figures import battle_stats
 from rules.battledice.game import Game, Option, Phase, Zone
@@ -121,6 +121,17 @@ class BattleDiceFlow(ChoiceFlow):
     # -- dice -------------------------------------------------------------------------------
     def wants_dice(self) -> bool:
         return self.game.state.phase in (Phase.ROLL, Phase.TIEBREAK, Phase.REROLL)
+
+    def counts(self, die: TrayDie) -> bool:
+        """A die on the side of a seat the step's roll is not for (one that has rolled this
+        round, or is not in the tie-break or the battle) is no part of it."""
+        s = self.game.state
+        seat = side_of(die, len(s.seats))
+        if s.phase is Phase.TIEBREAK:
+            return seat in s.tied
+        if s.phase is Phase.REROLL and s.battle is not None:
+            return seat in {battle_seat for battle_seat, _ in s.battle.dice}
+        return seat not in s.rolled
 
     def faces_to_set(self, die: TrayDie) -> list[str]:
         """A battle die shows 1-6; with Popped Rolls, one that opened is set as ``popped``."""

@@ -256,3 +256,19 @@ def test_dice_masters_without_profiles_is_told_at_start(tmp_path: Path, caplog: 
         service = build_service(config)
         service.close()
     assert "Dice Masters dice show artwork" in caplog.text and "masters.toml" in caplog.text
+
+
+def test_an_unread_die_on_the_side_of_a_seat_that_has_rolled_holds_no_battle_roll_up() -> None:
+    config = GameConfig(players=("Ann", "Bob"), name="battledice", setup=tuple(BATTLE_SETUP.items()))
+    flow = flow_for(config, new_game(config))
+    while flow.menu() and not flow.wants_dice():
+        flow.on_button(ButtonEvent.NEXT)
+    seats = flow.game.state.seats
+    wanted = flow.game.state.mode.dice_per_round
+    flow.game.play("roll P1 " + " ".join(f"{c} 3" for c in list(seats[0].dice)[:wanted]))
+    bobs = [DieReading(4, 0.99, (400 + 50 * i, 200, 30, 30), DieStatus.OK, face="4", colour=BodyColour(c, (0, 0, 0)))
+            for i, c in enumerate(list(seats[1].dice)[:wanted])]
+    anns_unread = DieReading(None, 0.3, (60, 200, 30, 30), DieStatus.UNREADABLE, colour=BodyColour("red", (0, 0, 0)))
+    flow.on_reading(FrameReading((anns_unread, *bobs), frame_size=(640, 480)))
+    assert flow.setting_die is None
+    assert flow.game.actions[-1] == "roll P2 " + " ".join(f"{c} 4" for c in list(seats[1].dice)[:wanted])
