@@ -897,7 +897,7 @@ class GameFlow:
             t.step, t.expected, t.dice, t.recorded = Step.REROLL, expected, dice, False
             t.options = [Option(OptionKind.ENTER, "Key in the dice")]
             t.selected = 0
-            t.lines = [f"Saw {len(dice)}{new_word} of {expected} dice"]
+            t.lines = [f"Saw {len(dice)} new dice, need {expected}" if new_word else f"Saw {len(dice)} of {expected} dice"]
             t.message = ""
             t.dice = [DieReading(None, 0.0, (0, 0, 0, 0), DieStatus.UNREADABLE) for _ in range(expected)]
             self._emit(FlowEventKind.REROLL, f"Saw {len(dice)}{new_word} dice, need {expected}: roll them again",

@@ -925,7 +925,7 @@ def test_two_new_dice_for_a_lone_roll_are_rolled_again() -> None:
     flow.on_reading(FrameReading(reading(1, 1, 1, 1, 4).dice + two, ms=5.0))
     assert flow.step is Step.REROLL and not flow.game.status_rolled
     assert "Saw 2 new dice, need 1: roll them again" in transcript.text()
-    assert flow.screen().lines[0] == "Saw 2 new of 1 dice"
+    assert flow.screen().lines[0] == "Saw 2 new dice, need 1"
     # both picked up, one rolled again beside the dice still lying there
     again = replace(two[0], box=(300, 380, 36, 36))
     flow.on_reading(FrameReading(reading(1, 1, 1, 1, 4).dice + (again,), ms=5.0))
