@@ -89,6 +89,12 @@ class ChoiceFlow:
         """Each unread die of that reading (its index) and the faces it may be set to."""
         self._set: dict[int, str] = {}
         """The faces the table set so far."""
+        self._reviewing = False
+        """The dice of a roll taken back are offered to correct, die by die, then played again."""
+        self._read_roll: tuple[tuple[TrayDie, ...], int, int, Any] | None = None
+        """The last reading played as the roll: its dice, how many actions it played, the
+        record's length after them (BACK right after takes them all back to correct a die), and
+        the flow's own state before it (:meth:`flow_state`)."""
 
     # -- what a game's flow says ------------------------------------------------------------
     def choices(self) -> list[Choice]:
@@ -131,9 +137,11 @@ class ChoiceFlow:
         if not self.wants_dice():
             self.message = "not a roll now"
             return False
+        before = self.flow_state()
         try:
             actions = self.readings_to_actions(dice)
         except RulesError as error:
+            self.restore_flow_state(before)
             self._refuse(error)
             return False
         played = 0
@@ -141,9 +149,19 @@ class ChoiceFlow:
             if not self.play(action):
                 for _ in range(played):
                     self.game.undo()
+                self.restore_flow_state(before)
                 return False
             played += 1
+        self._read_roll = (tuple(dice), played, len(self.game.actions), before)
         return True
+
+    def flow_state(self) -> Any:
+        """What a game's flow keeps of the tray beside the game (where the dice lay), so that a
+        roll refused or taken back leaves it as before; None when it keeps nothing."""
+        return None
+
+    def restore_flow_state(self, state: Any) -> None:
+        """Puts back what :meth:`flow_state` returned."""
 
     def press(self, button: ButtonEvent) -> None:
         """SELECT moves down the menu, NEXT plays the highlighted choice, BACK undoes (while dice
@@ -166,15 +184,27 @@ class ChoiceFlow:
         index = self._next_to_set()
         return None if index is None else self._unread[index]
 
+    @property
+    def correcting(self) -> bool:
+        """Whether the dice of a roll taken back are offered to correct before it is played again."""
+        return self._reviewing
+
     def menu(self) -> list[Choice]:
-        """The menu now: the faces of the unread die being set, then "roll again"; else the
-        step's :meth:`choices`."""
+        """The menu now: the faces of the die being set, then "roll them again"; the dice of a
+        roll taken back to correct, then "play these dice"; else the step's :meth:`choices`."""
         index = self._next_to_set()
-        if index is None:
-            return self.choices()
-        place = _place(self._unread[index])
-        lines = [Choice(f"{place} die: {face}", f"{_SET_FACE} {index} {face}") for face in self._to_set[index]]
-        return lines + [Choice("roll them again", _ROLL_AGAIN)]
+        if index is not None:
+            place = _place(self._unread[index])
+            lines = [Choice(f"{place} die: {face}", f"{_SET_FACE} {index} {face}") for face in self._to_set[index]]
+            return lines + [Choice("roll them again", _ROLL_AGAIN)]
+        if self._reviewing:
+            lines = [
+                Choice(f"{_place(die)} die: {self._set.get(i, die.face)}", f"{_CHANGE} {i}")
+                for i, die in enumerate(self._unread)
+                if self.counts(die) and self.faces_to_set(die)
+            ]
+            return lines + [Choice("play these dice", _PLAY), Choice("roll them again", _ROLL_AGAIN)]
+        return self.choices()
 
     def _next_to_set(self) -> int | None:
         return next((i for i in sorted(self._to_set) if i not in self._set), None)
@@ -187,7 +217,20 @@ class ChoiceFlow:
             return True
         if words and words[0] == _SET_FACE:
             return self._set_face(int(words[1]), " ".join(words[2:]))
+        if words and words[0] == _CHANGE:
+            self._change(int(words[1]))
+            return True
+        if words and words[0] == _PLAY:
+            return self._play_set_dice()
         return self.play(action)
+
+    def _change(self, index: int) -> None:
+        """Offers the faces of a die of the roll taken back, the face it was read as first."""
+        die = self._unread[index]
+        shown = self._set.pop(index, die.face)
+        faces = self.faces_to_set(die)
+        self._to_set = {index: [shown, *(f for f in faces if f != shown)] if shown in faces else faces}
+        self.selected = 0
 
     def _set_face(self, index: int, face: str) -> bool:
         if index not in self._to_set or face not in self._to_set[index]:
@@ -196,8 +239,11 @@ class ChoiceFlow:
         self._set[index] = face
         self.selected = 0
         self._emit(FlowEventKind.PROMPT, f"the {_place(self._unread[index])} die is set to {face}", die=index, face=face)
-        if self._next_to_set() is not None:
+        if self._next_to_set() is not None or self._reviewing:
             return True
+        return self._play_set_dice()
+
+    def _play_set_dice(self) -> bool:
         dice = [TrayDie(self._set.get(i, d.face), d.colour, d.x, d.y) for i, d in enumerate(self._unread)]
         self._forget_unread()
         self.message = ""
@@ -210,7 +256,7 @@ class ChoiceFlow:
 
     def _forget_unread(self) -> None:
         if self._unread:
-            self._unread, self._to_set, self._set = (), {}, {}
+            self._unread, self._to_set, self._set, self._reviewing = (), {}, {}, False
             self.selected = 0
 
     # -- the tray service's side ------------------------------------------------------------
@@ -298,8 +344,20 @@ class ChoiceFlow:
         return True
 
     def undo(self) -> None:
+        """Takes the last action back; right after a roll read from the tray, the whole roll,
+        whose dice are then offered to correct (a die the tray misread) and play again."""
         if not self.game.can_undo:
             self.message = "nothing to undo"
+            return
+        read, self._read_roll = self._read_roll, None
+        if read is not None and len(self.game.actions) == read[2]:
+            for _ in range(read[1]):  # just played: the undo history holds them all
+                self.game.undo()
+            self.restore_flow_state(read[3])
+            self._unread, self._to_set, self._set, self._reviewing = read[0], {}, {}, True
+            self.selected = 0
+            self.message = "change a die, or play or roll again"
+            self._emit(FlowEventKind.UNDO, "BACK: the roll is taken back: change a die the tray misread, then play it")
             return
         self.game.undo()
         self.selected = 0
@@ -334,6 +392,8 @@ class ChoiceFlow:
 
 
 _SET_FACE = "@set"
+_CHANGE = "@change"
+_PLAY = "@play"
 _ROLL_AGAIN = "@roll-again"
 """Menu lines that are no table action (no game's verb starts with ``@``)."""
 

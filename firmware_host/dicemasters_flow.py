@@ -56,6 +56,12 @@ class DiceMastersFlow(ChoiceFlow):
                 return card
         raise IllegalActionError(f"no card of {self.game.state.players[owner].name}'s has {die.colour!r} dice")
 
+    def flow_state(self) -> dict[str, tuple[float, float]]:
+        return dict(self._places)
+
+    def restore_flow_state(self, state: Any) -> None:
+        self._places = dict(state)
+
     def counts(self, die: TrayDie) -> bool:
         """Only the rolling player's side of the tray is read for the roll."""
         return side_of(die, 2) == self.game.state.active

@@ -246,8 +246,16 @@ def menu_screen(flow: ChoiceFlow) -> ScreenState:
         lines=tuple(lines[:MENU_LINES]),
         selected=selected,
         dense=True,
-        prompt="set the die" if flow.setting_die else "roll the dice" if flow.wants_dice() else flow.prompt(),
+        prompt=_menu_prompt(flow),
     )
+
+
+def _menu_prompt(flow: ChoiceFlow) -> str:
+    if flow.setting_die:
+        return "set the die"
+    if flow.correcting:
+        return "change a die or play"
+    return "roll the dice" if flow.wants_dice() else flow.prompt()
 
 
 def menu_status(flow: ChoiceFlow) -> TrayStatus:

@@ -56,7 +56,7 @@ def menu_state(flow: Any) -> dict[str, Any]:
     kind ``menu``, and the game's status lines."""
     return {
         "game": flow.game.to_json(),
-        "step": "roll" if flow.wants_dice() and not flow.setting_die else "choose",
+        "step": "roll" if flow.wants_dice() and not (flow.setting_die or flow.correcting) else "choose",
         "roll_kind": "",
         "wants_dice": flow.wants_dice(),
         "rolling": flow.rolling,

@@ -121,3 +121,29 @@ def test_the_presenters_show_a_menu_game_on_the_oled_and_the_led() -> None:
     assert statuses[-1] is TrayStatus.ROLLING and shown
     flow.on_dice([left("red", "3")])
     assert statuses[-1] is TrayStatus.ERROR  # the rules refused it: the LED says so
+
+
+def test_back_after_both_rolls_offers_every_die_to_correct_then_plays_both_again() -> None:
+    """One reading played as two players' rolls: BACK takes both back; a die changed, both are
+    played again, and the Strike Totals follow the die as the table set it."""
+    flow, transcript = new_flow()
+    assert flow.choose("reload P1") and flow.choose("reload P2")
+    dice = [left("red", "3", 0.1), left("blue", "4", 0.2), left("green", "6", 0.3),
+            right("red", "2", 0.6), right("blue", "4", 0.7), right("green", "6", 0.9)]
+    assert flow.on_dice(dice)
+    assert flow.game.actions[-2:] == ["roll P1 red 3 blue 4 green 6", "roll P2 red 2 blue 4 green 6"]
+    flow.on_button(ButtonEvent.BACK)
+    assert flow.correcting and flow.wants_dice() and not flow.game.state.rolled
+    assert [c.label for c in flow.menu()][-2:] == ["play these dice", "roll them again"]
+    assert len(flow.menu()) == 6 + 2
+    flow.on_button(ButtonEvent.NEXT)  # the first die: Ann's red 3
+    assert flow.setting_die == dice[0] and flow.menu()[0].label.endswith(": 3")
+    flow.on_button(ButtonEvent.SELECT)  # to 1
+    flow.on_button(ButtonEvent.NEXT)
+    assert flow.correcting and flow.menu()[0].label.endswith(": 1")
+    while flow.menu()[flow.selected].label != "play these dice":
+        flow.on_button(ButtonEvent.SELECT)
+    flow.on_button(ButtonEvent.NEXT)
+    assert not flow.correcting
+    assert flow.game.actions[-2:] == ["roll P1 red 1 blue 4 green 6", "roll P2 red 2 blue 4 green 6"]
+    assert "the left centre die is set to 1" in transcript.text()

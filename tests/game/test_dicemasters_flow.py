@@ -105,3 +105,44 @@ def test_a_long_step_keeps_the_title_whole_by_shortening_the_name() -> None:
     state.step = Step.CLEAR_AND_DRAW  # the longest step name, as at the start of a turn
     title = flow.title()
     assert title.endswith(": clear-and-draw") and len(title) <= TITLE_CHARS
+
+
+def test_back_after_a_reroll_offers_its_dice_to_correct_and_plays_them_again() -> None:
+    """A die the tray misread in the reroll: BACK takes the reroll back (the flow's idea of where
+    the dice lay too), the table changes that die's face, and the reroll is played again."""
+    from hardware.buttons import ButtonEvent
+
+    flow, transcript = new_flow()
+    assert flow.on_dice(sidekicks(["mask", "bolt", "L1:0:1/1", "shield"], side=0))
+    again = sidekicks(["mask", "bolt", "L1:0:1/1", "shield"], side=0)
+    again[1] = TrayDie(face="fist", colour="white", x=0.2, y=0.8)  # read as fist; it shows a bolt
+    assert flow.on_dice(again)
+    assert flow.game.actions[-1] == "reroll P1 sidekick#2 fist"
+    flow.on_button(ButtonEvent.BACK)
+    assert flow.correcting and flow.wants_dice() and flow.game.state.rerolled is False
+    assert flow.game.actions[-1] == "undo"  # one action taken back: the reroll
+    labels = [c.label for c in flow.menu()]
+    assert labels == [f"{place} die: {face}" for place, face in (("left centre", "mask"), ("left bottom", "fist"),
+                                                                 ("left centre", "L1:0:1/1"), ("middle centre", "shield"))] + ["play these dice", "roll them again"]
+    assert flow.screen().prompt == "change a die or play"
+    assert flow.choose(flow.menu()[1].action)  # change the fist
+    assert flow.setting_die is not None and flow.menu()[0].label == "left bottom die: fist"
+    bolt = next(c.action for c in flow.menu() if c.label.endswith(": bolt"))
+    assert flow.choose(bolt) and flow.correcting and flow.menu()[1].label == "left bottom die: bolt"
+    assert flow.choose(next(c.action for c in flow.menu() if c.label == "play these dice"))
+    assert not flow.correcting and flow.game.actions[-1] == "reroll P1 sidekick#2 bolt"
+    assert "BACK: the roll is taken back" in transcript.text()
+
+
+def test_back_while_correcting_leaves_the_dice_to_be_rolled_again() -> None:
+    from hardware.buttons import ButtonEvent
+
+    flow, _ = new_flow()
+    assert flow.on_dice(sidekicks(["mask", "bolt", "L1:0:1/1", "shield"], side=0))
+    flow.on_button(ButtonEvent.BACK)
+    assert flow.correcting and flow.game.state.step is Step.CLEAR_AND_DRAW
+    flow.on_button(ButtonEvent.BACK)
+    assert not flow.correcting and flow.menu() == flow.choices() and flow.message == "roll the dice again"
+    assert flow.game.actions[-2:] == ["undo", "undo"]  # the draw and the roll were taken back
+    flow.on_button(ButtonEvent.BACK)  # now BACK takes back the action before, as ever: none here
+    assert flow.message == "nothing to undo"
