@@ -399,6 +399,47 @@ def test_a_battle_die_under_a_finger_is_set_from_the_page(browser, tmp_path) -> 
     assert table.flow.game.actions[2:] == ["roll P1 red 3 blue 4 green 6", "roll P2 yellow 2 purple 4 orange 6"]
 
 
+def test_a_misread_battle_roll_is_taken_back_and_corrected_from_the_page(browser, tmp_path) -> None:
+    """Undo right after the tray's roll lists its dice on the page; one changed, the corrected
+    dice are played again."""
+    import numpy as np
+
+    from firmware_host.battledice_flow import BattleDiceFlow
+    from firmware_host.seed_demo import BATTLE_DICE, render_throw
+    from hardware.sim.faces import DieDesign
+    from rules.battledice.game import Game as BattleGame
+
+    values = {"red": 3, "blue": 4, "green": 6, "yellow": 2, "purple": 4, "orange": 6}
+    specs = [
+        (values[c], c, DieDesign.pips(), seat, None)
+        for seat, colours in enumerate((("red", "blue", "green"), ("yellow", "purple", "orange")))
+        for c in colours
+    ]
+    tray, _ = render_throw(specs, np.random.default_rng(5))
+    game = BattleGame.from_tags(BATTLE_DICE)
+    game.play("reload P1")
+    game.play("reload P2")
+    table = Table(BattleDiceFlow(game), tray.frame, tmp_path)  # type: ignore[arg-type]
+    try:
+        context, page = open_page(browser, table)
+        wait_for(lambda: len(table.flow.game.actions) == 4)  # both rolls, as read
+        pair(page, table)
+        page.click("#undo")
+        page.wait_for_function("[...document.querySelectorAll('#options button')].some(b => b.textContent.includes('play these dice'))")
+        labels = [b.text_content() for b in page.query_selector_all("#options button span:first-child")]
+        assert labels[-2:] == ["play these dice", "roll them again"] and labels[0].endswith(": 3")
+        page.click("#options button >> nth=0")  # the red 3: change it
+        page.wait_for_function("document.querySelector('#options button span').textContent.endsWith(': 3') && "
+                               "document.querySelectorAll('#options button').length === 7")
+        page.click("#options button >> nth=1")  # its faces, the read one first: 3, then 1
+        page.wait_for_function("document.querySelector('#options button span').textContent.endsWith(': 1')")
+        page.click("#options button:has-text('play these dice')")
+        wait_for(lambda: table.flow.game.actions[-2:] == ["roll P1 red 1 blue 4 green 6", "roll P2 yellow 2 purple 4 orange 6"])
+        context.close()
+    finally:
+        table.close()
+
+
 def table_options_second(game_tags) -> str:
     """The second match-up the menu offers after the seed's example roll (what the page chose)."""
     from firmware_host.battledice_flow import BattleDiceFlow
