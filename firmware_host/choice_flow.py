@@ -206,6 +206,12 @@ class ChoiceFlow:
             return lines + [Choice("play these dice", _PLAY), Choice("roll them again", _ROLL_AGAIN)]
         return self.choices()
 
+    def line_for_die(self, die: int, face: str | None = None) -> int | None:
+        """The menu line (its index) that sets die ``die`` of the last reading to ``face``, or,
+        with no face, the line that opens it for changing; None when the menu has no such line."""
+        wanted = f"{_CHANGE} {die}" if face is None else f"{_SET_FACE} {die} {face}"
+        return next((i for i, line in enumerate(self.menu()) if line.action == wanted), None)
+
     def _next_to_set(self) -> int | None:
         return next((i for i in sorted(self._to_set) if i not in self._set), None)
 

@@ -131,6 +131,9 @@ def _choose(flow: Any, index: int, label: str | None) -> Iterator[ButtonEvent]:
 def _set_die(flow: Any, die: int, value: int) -> Iterator[ButtonEvent]:
     from firmware_host.game_flow import OptionKind
 
+    if hasattr(flow, "line_for_die"):
+        yield from _set_menu_die(flow, die, value)
+        return
     fix = [
         i for i, option in enumerate(flow.options)
         if getattr(option, "kind", None) is OptionKind.FIX and option.index == die
@@ -144,3 +147,20 @@ def _set_die(flow: Any, die: int, value: int) -> Iterator[ButtonEvent]:
     for _ in range((value - fixing[1]) % 6):
         yield ButtonEvent.SELECT
     yield ButtonEvent.NEXT
+
+
+def _set_menu_die(flow: Any, die: int, value: int) -> Iterator[ButtonEvent]:
+    """A game played from menus: the die is set through its menu lines (a die the tray could not
+    read, or one of a roll taken back with BACK to correct)."""
+    if flow.line_for_die(die, str(value)) is None:
+        opens = flow.line_for_die(die)
+        if opens is None:
+            raise ActionRefused(
+                f"die {die + 1} cannot be set now: only a die the tray could not read, or one of a roll"
+                " taken back with Undo right after it, is set from the menu"
+            )
+        yield from _choose(flow, opens, None)
+    line = flow.line_for_die(die, str(value))
+    if line is None:
+        raise ActionRefused(f"die {die + 1} has no face {value} in this game: choose its face from the menu")
+    yield from _choose(flow, line, None)

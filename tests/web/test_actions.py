@@ -100,3 +100,35 @@ def test_start_game_puts_a_new_game_on_the_table_and_bad_heroes_are_named() -> N
         TableAction.from_json({"action": "start-game", "heroes": ["wizard", "monk"]})
     with pytest.raises(ActionRefused, match="one name per hero"):
         TableAction.from_json({"action": "start-game", "heroes": ["monk", "barbarian"], "names": ["Cy"]})
+
+
+def battle_flow_after_a_roll():
+    """Battle Dice with both players' rolls played from one reading of the tray."""
+    from firmware_host.battledice_flow import BattleDiceFlow
+    from firmware_host.choice_flow import TrayDie
+    from firmware_host.seed_demo import BATTLE_DICE
+    from rules.battledice.game import Game
+
+    game = Game.from_tags(BATTLE_DICE)
+    flow = BattleDiceFlow(game)
+    assert flow.choose("reload P1") and flow.choose("reload P2")
+    dice = [TrayDie("3", "red", 0.1), TrayDie("4", "blue", 0.2), TrayDie("6", "green", 0.3),
+            TrayDie("2", "yellow", 0.6), TrayDie("4", "purple", 0.7), TrayDie("6", "orange", 0.9)]
+    assert flow.on_dice(dice)
+    return flow
+
+
+def test_set_die_in_a_menu_game_changes_a_die_of_a_roll_taken_back(caplog: pytest.LogCaptureFixture) -> None:
+    flow = battle_flow_after_a_roll()
+    web = TrayWeb("127.0.0.1", 0)
+    web.act(TableAction.from_json({"action": "set-die", "die": 1, "value": 5}))
+    assert apply(web, flow) == 0  # the roll stands: nothing offers that die
+    assert "only a die the tray could not read, or one of a roll taken back with Undo" in caplog.text
+    web.act(TableAction.from_json({"action": "undo"}))
+    apply(web, flow)
+    assert flow.correcting
+    web.act(TableAction.from_json({"action": "set-die", "die": 1, "value": 5}))  # Ann's blue 4 shows a 5
+    assert apply(web, flow) >= 2
+    assert flow.correcting and [c.label for c in flow.menu()][1] == "left centre die: 5"
+    assert flow.choose(flow.menu()[-2].action)  # play these dice
+    assert flow.game.actions[-2:] == ["roll P1 red 3 blue 5 green 6", "roll P2 yellow 2 purple 4 orange 6"]
