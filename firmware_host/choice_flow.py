@@ -185,6 +185,11 @@ class ChoiceFlow:
         return None if index is None else self._unread[index]
 
     @property
+    def setting_index(self) -> int | None:
+        """That die's place in the last reading (:attr:`last_dice`), or None."""
+        return self._next_to_set()
+
+    @property
     def correcting(self) -> bool:
         """Whether the dice of a roll taken back are offered to correct before it is played again."""
         return self._reviewing

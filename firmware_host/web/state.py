@@ -68,7 +68,7 @@ def menu_state(flow: Any) -> dict[str, Any]:
             for choice in flow.menu()
         ],
         "selected": flow.selected,
-        "fixing": None,
+        "fixing": None if flow.setting_index is None else [flow.setting_index, None],
         "fix_value": None,
         "message": flow.message,
         "lines": [flow.title(), *flow.status_lines()],

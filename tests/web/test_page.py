@@ -388,6 +388,10 @@ def test_a_battle_die_under_a_finger_is_set_from_the_page(browser, tmp_path) -> 
         page.wait_for_function("document.querySelectorAll('#options button').length > 1", timeout=15000)
         labels = [b.text_content() for b in page.query_selector_all("#options button span:first-child")]
         assert labels[0] == "left top die: 6" and labels[-1] == "roll them again"
+        setting = table.flow.setting_index
+        assert setting is not None and table.flow.last_dice[setting].status.value == "unreadable"
+        page.wait_for_selector(f"#dice .die.setting[data-die='{setting}']")  # the page marks the die being set
+        assert len(page.query_selector_all("#dice .die.setting")) == 1
         assert sorted(label.rsplit(": ", 1)[1] for label in labels[:-1]) == ["1", "2", "3", "4", "5", "6"]
         assert table.flow.game.actions == ["reload P1", "reload P2"]
         pair(page, table)
