@@ -221,6 +221,13 @@ def _die_fields(die: int | OneOf) -> dict[str, Any]:
     return {"die": None, "read_as": list(die.numbers)} if isinstance(die, OneOf) else {"die": die}
 
 
+def _read_as(die: DieReading) -> OneOf | None:
+    """An unreadable die's numbers, when the reader gave two or more it may be; else None (one
+    count, or "no pip face", is no choice between numbers)."""
+    numbers = tuple(dict.fromkeys(die.candidate_values))
+    return OneOf(numbers) if die.status is DieStatus.UNREADABLE and len(numbers) >= 2 else None
+
+
 def _new_dice(dice: Sequence[DieReading], lying: Sequence[DieReading]) -> list[DieReading]:
     """The dice of ``dice`` that lie where none of ``lying`` (the last roll's) lay: each centre
     more than half a die from every one of theirs."""
@@ -929,10 +936,11 @@ class GameFlow:
         bad = [i for i, d in enumerate(dice) if not d.ok]
         if not bad:
             return [], None
-        if any(dice[i].status is not DieStatus.UNREADABLE or len(set(dice[i].candidate_values)) < 2 for i in bad):
+        if any(_read_as(dice[i]) is None for i in bad):
             return bad, None
         if self._t.roll_kind in (RollKind.STATUS, RollKind.TARGETING):
-            lone = self._lone_die(OneOf(tuple(dict.fromkeys(dice[0].candidate_values))))
+            read = _read_as(dice[0])
+            lone = self._lone_die(read) if read is not None else None
             return ([], lone) if lone is not None else (bad, None)
         outcome = self._roll_outcome()
         if outcome is None:
@@ -1215,11 +1223,10 @@ class GameFlow:
         if die.ok and die.value is not None:
             self._spend(player, name, die.value)
             return
-        numbers = tuple(dict.fromkeys(die.candidate_values))
-        if numbers:
-            t.amount = numbers[0]  # the likeliest number to start setting it from
-        if die.status is DieStatus.UNREADABLE and len(numbers) >= 2:
-            read = OneOf(numbers)
+        if die.candidate_values:
+            t.amount = die.candidate_values[0]  # the likeliest number to start setting it from
+        read = _read_as(die)
+        if read is not None:
             try:
                 find_status(name).succeeds(read)
             except RulesError:
