@@ -746,6 +746,13 @@ def test_only_the_sword_that_matters_is_asked_for() -> None:
     assert flow.game.offensive_roll is not None and flow.game.offensive_roll.notation() == "2 3 4 5 heart"
 
 
+def assert_recorded_and_replayed(flow: GameFlow, line: str) -> None:
+    """The game's record holds ``line`` and replays to the same game."""
+    record = GameRecord.of(flow.game).notation()
+    assert line in record.splitlines()
+    assert replay(GameRecord.from_text(record)).to_json() == flow.game.to_json()
+
+
 def plain_unsure(*values: int) -> DieReading:
     """A plain pip die the reader could not tell between ``values`` (the learned reader's ``unsure: 4 or 5``)."""
     return DieReading(None, 0.6, (0, 0, 36, 36), DieStatus.UNREADABLE, reason=f"unsure: {' or '.join(map(str, values))}",
@@ -782,9 +789,7 @@ def test_a_plain_die_unsure_between_two_hearts_is_kept_as_a_heart_in_a_defense()
     assert "Bo defends (Thick Skin): 4 heart 1 (heart heart sword) -> heal 4" in transcript.text()
     assert not any(e.kind is FlowEventKind.REROLL for e in flow.events)
     # the game's record keeps the heart, and replays to the same game
-    record = GameRecord.of(flow.game)
-    assert "defend 4 heart 1" in record.notation().splitlines()
-    assert replay(GameRecord.from_text(record.notation())).to_json() == flow.game.to_json()
+    assert_recorded_and_replayed(flow, "defend 4 heart 1")
 
 
 def test_a_plain_die_unsure_between_a_sword_and_a_heart_is_asked_for_in_a_defense() -> None:
@@ -859,9 +864,7 @@ def test_a_blinded_die_read_as_numbers_that_all_stand_is_not_asked_for() -> None
     rolled = [e for e in flow.events if e.kind is FlowEventKind.ROLL and e.data.get("status") == "Blinded"]
     assert rolled[-1].data["die"] is None and rolled[-1].data["read_as"] == [4, 5]
     assert not any(e.kind is FlowEventKind.REROLL for e in flow.events)
-    record = GameRecord.of(flow.game)
-    assert "status-roll 4|5" in record.notation().splitlines()
-    assert replay(GameRecord.from_text(record.notation())).to_json() == flow.game.to_json()
+    assert_recorded_and_replayed(flow, "status-roll 4|5")
 
 
 def test_a_blinded_die_read_as_a_number_that_fails_or_one_that_stands_is_asked_for() -> None:

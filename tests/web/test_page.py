@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from firmware_host.battledice_flow import BattleDiceFlow
 from firmware_host.game_flow import GameFlow, Step
 from rules.dicethrone.game import Game
 from tests.game.test_game_flow import to_offense
@@ -317,12 +318,12 @@ def test_a_die_is_calibrated_face_by_face_from_the_page(browser, scene, tmp_path
     assert [f.label for f in load_profile("barbarian").faces] == list(faces)
 
 
-def test_battle_dice_is_played_from_the_page(browser, tmp_path) -> None:
-    """A menu game on the page: the players and their Strike Totals after the tray reads the roll,
-    the menu as options; choosing one on the phone plays it, as NEXT on the tray would."""
+def battle_dice_thrown():
+    """The seed's example roll of Battle Dice thrown into the simulated tray (Ann's red 3, blue 4,
+    green 6 on the left; Bob's yellow 2, purple 4, orange 6 on the right), both players reloaded:
+    the rendered tray, where each die lies, and the game."""
     import numpy as np
 
-    from firmware_host.battledice_flow import BattleDiceFlow
     from firmware_host.seed_demo import BATTLE_DICE, render_throw
     from hardware.sim.faces import DieDesign
     from rules.battledice.game import Game as BattleGame
@@ -333,10 +334,19 @@ def test_battle_dice_is_played_from_the_page(browser, tmp_path) -> None:
         for seat, colours in enumerate((("red", "blue", "green"), ("yellow", "purple", "orange")))
         for c in colours
     ]
-    tray, _ = render_throw(specs, np.random.default_rng(5))
+    tray, places = render_throw(specs, np.random.default_rng(5))
     game = BattleGame.from_tags(BATTLE_DICE)
     game.play("reload P1")
     game.play("reload P2")
+    return tray, places, game
+
+
+def test_battle_dice_is_played_from_the_page(browser, tmp_path) -> None:
+    """A menu game on the page: the players and their Strike Totals after the tray reads the roll,
+    the menu as options; choosing one on the phone plays it, as NEXT on the tray would."""
+    from firmware_host.seed_demo import BATTLE_DICE
+
+    tray, _, game = battle_dice_thrown()
     table = Table(BattleDiceFlow(game), tray.frame, tmp_path)  # type: ignore[arg-type]
     try:
         context, page = open_page(browser, table)
@@ -363,25 +373,12 @@ def test_a_battle_die_under_a_finger_is_set_from_the_page(browser, tmp_path) -> 
 
     import numpy as np
 
-    from firmware_host.battledice_flow import BattleDiceFlow
-    from firmware_host.seed_demo import BATTLE_DICE, render_throw
-    from hardware.sim.faces import DieDesign
     from hardware.sim.render import render_tray
     from hardware.sim.scene import Hand
-    from rules.battledice.game import Game as BattleGame
 
-    values = {"red": 3, "blue": 4, "green": 6, "yellow": 2, "purple": 4, "orange": 6}
-    specs = [
-        (values[c], c, DieDesign.pips(), seat, None)
-        for seat, colours in enumerate((("red", "blue", "green"), ("yellow", "purple", "orange")))
-        for c in colours
-    ]
-    tray, places = render_throw(specs, np.random.default_rng(5))
+    tray, places, game = battle_dice_thrown()
     finger = Hand(edge="top", along=places[2][0], reach=0.1)  # its fingertip on the green die
     frame = render_tray(replace(tray.scene, hand=finger), np.random.default_rng(5)).frame
-    game = BattleGame.from_tags(BATTLE_DICE)
-    game.play("reload P1")
-    game.play("reload P2")
     table = Table(BattleDiceFlow(game), frame, tmp_path)  # type: ignore[arg-type]
     try:
         context, page = open_page(browser, table)
@@ -406,23 +403,7 @@ def test_a_battle_die_under_a_finger_is_set_from_the_page(browser, tmp_path) -> 
 def test_a_misread_battle_roll_is_taken_back_and_corrected_from_the_page(browser, tmp_path) -> None:
     """Undo right after the tray's roll lists its dice on the page; one changed, the corrected
     dice are played again."""
-    import numpy as np
-
-    from firmware_host.battledice_flow import BattleDiceFlow
-    from firmware_host.seed_demo import BATTLE_DICE, render_throw
-    from hardware.sim.faces import DieDesign
-    from rules.battledice.game import Game as BattleGame
-
-    values = {"red": 3, "blue": 4, "green": 6, "yellow": 2, "purple": 4, "orange": 6}
-    specs = [
-        (values[c], c, DieDesign.pips(), seat, None)
-        for seat, colours in enumerate((("red", "blue", "green"), ("yellow", "purple", "orange")))
-        for c in colours
-    ]
-    tray, _ = render_throw(specs, np.random.default_rng(5))
-    game = BattleGame.from_tags(BATTLE_DICE)
-    game.play("reload P1")
-    game.play("reload P2")
+    tray, _, game = battle_dice_thrown()
     table = Table(BattleDiceFlow(game), tray.frame, tmp_path)  # type: ignore[arg-type]
     try:
         context, page = open_page(browser, table)
@@ -446,7 +427,6 @@ def test_a_misread_battle_roll_is_taken_back_and_corrected_from_the_page(browser
 
 def table_options_second(game_tags) -> str:
     """The second match-up the menu offers after the seed's example roll (what the page chose)."""
-    from firmware_host.battledice_flow import BattleDiceFlow
     from rules.battledice.game import Game as BattleGame
 
     game = BattleGame.from_tags(game_tags)
