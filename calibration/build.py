@@ -12,9 +12,11 @@ with one die in them. Folders named 1-6 mean that number. Any other label needs 
     pips = true        # this face shows pips: the pip reader may read it too
 
 A face marked ``pips = true`` may have no folder at all. Every problem is a :class:`ProfileError`
-that names the folder or file: an empty folder, a face without examples, a photo without a die or
-with several (how many), an unreadable image. Two faces that look alike do not stop a build: the
-profile says which and how many more shots would help (:class:`UnsurePair`).
+that names the folder or file: an empty folder, a face without examples, an unreadable image, a
+face none of whose photos shows one die. A photo without a die or with several (how many) is left
+out and named in the profile's ``fit["left_out"]``; the face's other photos build it. Two faces
+that look alike do not stop a build either: the profile says which and how many more shots would
+help (:class:`UnsurePair`).
 """
 
 from __future__ import annotations
@@ -221,6 +223,7 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
     exemplars: dict[str, list[Crop]] = {}
     counted: dict[str, list[tuple[int, float] | None]] = {}
     photographs: dict[str, list[Path]] = {}
+    left_out: list[dict[str, str]] = []
     detector = BodyDetector()
     for sub in folders:
         where = str(faces_file if sub.name in entries else sub)
@@ -228,17 +231,27 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
         photos = images_in(sub)
         if not photos:
             raise ProfileError(f"{str(sub)!r}: face {sub.name!r} has no examples (no photos in its folder)")
-        shots = []
+        shots, used, missing = [], [], []
         for photo in photos:
             try:
                 image = load_image(photo)
             except ImageLoadError as error:
                 raise ProfileError(f"corrupt example photo: {error}") from None
-            shots.append(shot_from_image(image, str(photo), detector))
+            try:
+                shots.append(shot_from_image(image, str(photo), detector))
+            except ProfileError as error:
+                # One shot of many whose die is not found (blurred, a hand in it) stops nothing:
+                # the others build the face, and the report names the shot.
+                missing.append(str(error))
+                continue
+            used.append(photo)
+        if not shots:
+            raise ProfileError(f"{str(sub)!r}: face {sub.name!r} has no photo whose die was found: {missing[0]}")
+        left_out += [{"face": sub.name, "why": why} for why in missing]
         faces.append(face)
         exemplars[face.label] = [shot.crop for shot in shots]
         counted[face.label] = [shot.counted for shot in shots]
-        photographs[face.label] = photos
+        photographs[face.label] = used
     for label, entry in entries.items():
         if label in exemplars:
             continue
@@ -250,8 +263,9 @@ def build_from_folder(name: str, folder: str | os.PathLike[str], *, seed: int = 
     given = {label for label, entry in entries.items() if "pips" in entry}
     faces, finder = with_pip_faces(faces, exemplars, given, counted)
     profile = build_profile(name, faces, exemplars, source=str(root), seed=seed, finder=finder)
-    misfiled = misfiled_photos(faces, photographs, counted)
-    return dataclasses.replace(profile, fit={**profile.fit, "misfiled": misfiled}) if misfiled else profile
+    notes = {"misfiled": misfiled_photos(faces, photographs, counted), "left_out": left_out}
+    notes = {key: value for key, value in notes.items() if value}
+    return dataclasses.replace(profile, fit={**profile.fit, **notes}) if notes else profile
 
 
 def misfiled_photos(

@@ -52,11 +52,18 @@ CROP_DIE_SHARE = 0.3
 #: How far (share of the die's size) a die's top face may seem to stick out of the photo and still
 #: be the photo's whole die: a tight crop cuts the die at its edge, the detector's box a little beyond.
 EDGE_TOLERANCE = 0.15
+#: A find smaller than another whose centre lies within this share of their two sizes added, across
+#: and down, is part of it: touching dice lie 0.5 of that apart or more.
+PART_OF_A_DIE = 0.4
 #: A photo this many pixels across or more is a photo of the tray, read as it is (the detector
 #: finds big dice in it as the reader does); a smaller one may be a crop of the die, padded first.
 PHOTO_SIDE = 300
 #: A die found only in the padded canvas is taken when the face network gives "no die" less than this.
 NOT_A_DIE = 0.5
+#: Where no die of a photo passes :data:`NOT_A_DIE`, the one find the face network gives "no die"
+#: less than this is the photo's die: a die whose face is artwork the network seldom saw (a small
+#: glyph and a corner number on a white die) may read as much "no die" as "another face".
+LONE_NOT_A_DIE = 0.8
 
 
 @dataclass(frozen=True)
@@ -123,11 +130,17 @@ def _centred(found: Sequence[FoundDie], width: int, height: int) -> FoundDie | N
 def _is_a_die(image: Crop, die: FoundDie, reader: LearnedReader) -> bool:
     """Whether the face network takes what is at ``die`` for a die (any face, cocked or cut): a
     tray photo padded may show the detector a "die" the size of the photo."""
+    return _no_die(image, die, reader) < NOT_A_DIE
+
+
+def _no_die(image: Crop, die: FoundDie, reader: LearnedReader) -> float:
+    """How likely the face network finds it that no die is at ``die`` (the photo framed in a colour
+    set off from its rim, so a die at its edge is cut by nothing)."""
     pad = int(die.size)
     framed: Crop = np.asarray(cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=pad_colour(image)), np.uint8)
     shifted = FoundDie(die.cx + pad, die.cy + pad, die.size, die.score)
     probabilities = reader.model.face_probabilities(reader.model.crops(framed, [shifted]))[0]
-    return float(probabilities[CLASSES.index("none")]) < NOT_A_DIE
+    return float(probabilities[CLASSES.index("none")])
 
 
 def locate_die(image: Crop, source: str, reader: LearnedReader | None = None) -> Located:
@@ -150,14 +163,22 @@ def locate_die(image: Crop, source: str, reader: LearnedReader | None = None) ->
 
 def _as_is(image: Crop, reader: LearnedReader) -> list[FoundDie]:
     """The whole dice of the photo as it is, big ones too (:func:`vision.learned.find_big_dice`),
-    that the face network takes for dice; a die found on a bigger one (a pip, a part of an emblem)
-    is part of it."""
+    that the face network takes for dice (where it takes none, the one it doubts least, under
+    :data:`LONE_NOT_A_DIE`); a die found on a bigger one (a pip, a part of an emblem, a corner
+    number) is part of it."""
     h, w = image.shape[:2]
     found = reader.find(image) + find_big_dice(image, reader.model.detect_raw, reader.min_score)
-    dice = [d for d in _whole(found, w, h) if _is_a_die(image, d, reader)]
+    doubt = [(d, _no_die(image, d, reader)) for d in _whole(found, w, h)]
+    dice = [d for d, no in doubt if no < NOT_A_DIE]
+    if not dice:
+        lone = [d for d, no in doubt if no < LONE_NOT_A_DIE]
+        dice = lone if len(lone) == 1 else []
+    # Overlapping the bigger die, not only inside its top face: a corner number found as a die
+    # lies at that face's corner, and the detector may measure the die small (a black die on
+    # wood). Two dice that touch lie a whole die apart.
     return [
         d for d in dice
-        if not any(k.size > d.size and max(abs(k.cx - d.cx), abs(k.cy - d.cy)) < TOP_FACE / 2.0 * k.size for k in dice)
+        if not any(k.size > d.size and max(abs(k.cx - d.cx), abs(k.cy - d.cy)) < PART_OF_A_DIE * (k.size + d.size) for k in dice)
     ]  # fmt: skip
 
 

@@ -96,6 +96,8 @@ def run_die(args: argparse.Namespace) -> int:
     unread = numbered_faces_without_pips(profile)
     if unread:
         print(f"  note: {unread}")
+    for left_out in profile.fit.get("left_out", ()):
+        print(f"  left out (face {left_out['face']!r}): {left_out['why']}")
     for misfiled in profile.fit.get("misfiled", ()):
         print(f"  note: {misfiled['photo']!r} (face {misfiled['face']!r}) reads as {misfiled['reads']} pips: is it in the right folder?")
     print_unsure(profile)

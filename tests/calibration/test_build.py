@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from calibration.build import build_from_folder, labelled_crops
@@ -92,6 +94,34 @@ def test_corrupt_photo_is_named(tmp_path, make_hero_folder):
     bad = tmp_path / "heart-4" / "00.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n not really")
     with pytest.raises(ProfileError, match="00.png"):
+        build_from_folder("barbarian", tmp_path)
+
+
+def _blank_photo(path: Path) -> None:
+    """A photo of the empty tray: no die in it."""
+    cv2.imwrite(str(path), np.full((240, 320, 3), (50, 80, 40), np.uint8))
+
+
+def test_a_photo_with_no_die_is_left_out_and_named(tmp_path, make_hero_folder, capsys):
+    """One shot of many whose die is not found stops nothing: the face's other shots build it, and
+    the report names the shot and why."""
+    from firmware_host.cli import main
+
+    make_hero_folder(tmp_path, per_face=3)
+    _blank_photo(tmp_path / "heart-4" / "99.png")
+    profile = build_from_folder("barbarian", tmp_path)
+    assert len(profile.exemplars["heart-4"]) == 3
+    (left_out,) = profile.fit["left_out"]
+    assert left_out["face"] == "heart-4" and "99.png': no die found" in left_out["why"]
+    assert main(["calibrate", "die", "barbarian", "--from", str(tmp_path)]) == 0
+    assert "left out (face 'heart-4'): " in capsys.readouterr().out
+
+
+def test_a_face_none_of_whose_photos_shows_a_die_is_named(tmp_path, make_hero_folder):
+    make_hero_folder(tmp_path, per_face=2)
+    for photo in (tmp_path / "heart-5").iterdir():
+        _blank_photo(photo)
+    with pytest.raises(ProfileError, match=r"face 'heart-5' has no photo whose die was found: .*no die found"):
         build_from_folder("barbarian", tmp_path)
 
 
