@@ -49,15 +49,19 @@ class EmbeddingOpinion:
     it at least ``floor`` alike; it is read with ``rescue_confidence`` (the fraction of such reads
     right where these numbers were chosen). A crop the exemplars find like no face, ``floor``
     alike to a few faces and ``rescue`` or more from the others, gets those few as candidates.
+    ``stranger``: a crop the embedding finds less alike than this to the face it would be read
+    as is ``unreadable``, like no calibrated face: a face of another die set that a loosely
+    fitted accept distance lets the exemplars take for one of theirs.
     """
 
     veto: float = math.inf
     rescue: float = math.inf
     rescue_confidence: float = 0.5
     floor: float = math.inf
+    stranger: float = -math.inf
 
     def __post_init__(self) -> None:
-        if not (self.veto > 0 and self.rescue > 0 and 0.0 < self.rescue_confidence < 1.0 and self.floor > 0):
+        if not (self.veto > 0 and self.rescue > 0 and 0.0 < self.rescue_confidence < 1.0 and self.floor > 0 and self.stranger < 1.0):
             raise ValueError(f"embedding opinion out of range: {self!r}")
 
     @classmethod
@@ -70,9 +74,12 @@ class EmbeddingOpinion:
         if opinion is None:
             return cls()
         try:
-            return cls(float(opinion["veto"]), float(opinion["rescue"]), float(opinion["rescue_confidence"]), float(opinion["floor"]))
-        except (KeyError, TypeError, ValueError):
-            raise ModelError(f"{str(path)!r}: 'opinion' must give veto, rescue, rescue_confidence and floor in range, not {opinion!r}") from None
+            return cls(
+                float(opinion["veto"]), float(opinion["rescue"]), float(opinion["rescue_confidence"]), float(opinion["floor"]),
+                float(opinion.get("stranger", -math.inf)),
+            )  # fmt: skip
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise ModelError(f"{str(path)!r}: 'opinion' must give veto, rescue, rescue_confidence and floor (and may give stranger) in range, not {opinion!r}") from None
 
 
 def embedding_input(squares: F32) -> F32:

@@ -33,13 +33,16 @@ def hero_folder(folder: Path, design: DieDesign | None = None, per_face: int = 5
     return folder
 
 
-def tray_photos(folder: Path, design: DieDesign, die_px: float, seed: int, style: DieStyle | None = None) -> Path:
-    """Five tray frames per face of one die well inside the frame (on :data:`FELT`), sorted into
-    folders named by face label, with a faces.toml giving each face its number and symbol."""
+def tray_photos(
+    folder: Path, design: DieDesign, die_px: float, seed: int, style: DieStyle | None = None, background: Background = FELT
+) -> Path:
+    """Five tray frames per face of one die well inside the frame (on ``background``, :data:`FELT`
+    unless told), sorted into folders named by face label, with a faces.toml giving each face its
+    number and symbol."""
     rng = np.random.default_rng(seed)
     counts: Counter[str] = Counter()
     while min(counts[f.label] for f in design.faces) < 5:
-        scene = random_scene(rng, 1, designs=[design], styles=[style or DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
+        scene = random_scene(rng, 1, designs=[design], styles=[style or DieStyle()], tilt_deg=0, background=background, die_px=die_px)
         tray = render_tray(scene, rng)
         truth = tray.truth[0]
         x, y, w, h = truth.box

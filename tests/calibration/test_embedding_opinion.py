@@ -76,6 +76,32 @@ def test_a_read_the_embedding_surely_places_elsewhere_is_unreadable_with_both() 
     assert classifier._weigh(read, np.array([0.5, 0.55, 0.1]), classifier.embedding.opinion).ok  # type: ignore[union-attr]
 
 
+def test_a_read_the_embedding_finds_like_no_face_of_the_set_is_unreadable() -> None:
+    """Another set's face the exemplars take for one of theirs (their accept distance fitted loose,
+    on a grained wooden tray) is like no calibrated face where the embedding finds it less alike
+    than ``stranger`` to the face it would be read as; the rescue of an unsure read too."""
+    stranger = EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9, stranger=0.7)
+    classifier = _classifier(stranger)
+    sword_1, sword_2, heart = classifier.faces
+    read = FaceMatch(heart, DieStatus.OK, 0.9, 0.05, 0.05, "sword-1")
+    weighed = classifier._weigh(read, np.array([0.4, 0.35, 0.55]), stranger)
+    assert not weighed.ok and weighed.candidates == () and weighed.reason == "like no calibrated face"
+    assert classifier._weigh(read, np.array([0.4, 0.35, 0.85]), stranger).ok  # its own face, alike enough
+    unsure = FaceMatch(sword_1, DieStatus.UNREADABLE, 0.4, 0.05, 0.0, "sword-2", (sword_1, sword_2))
+    assert not classifier._weigh(unsure, np.array([0.65, 0.3, 0.2]), stranger).ok  # no rescue of a stranger
+    assert classifier._weigh(unsure, np.array([0.95, 0.6, 0.2]), stranger).ok
+    # a face without exemplars (read by its pips) is not the embedding's to judge
+    pips = FaceMatch(heart, DieStatus.OK, 0.9, 0.05, 0.05, "sword-1")
+    assert classifier._weigh(pips, np.array([0.4, 0.35, -np.inf]), stranger).ok
+
+
+def test_the_shipped_opinion_knows_a_stranger_and_an_old_record_does_not() -> None:
+    embedding = shared_embedding()
+    assert embedding is not None and embedding.opinion.stranger == 0.7
+    record = {"opinion": {"veto": 0.1, "rescue": 0.2, "rescue_confidence": 0.9, "floor": 0.9}}
+    assert EmbeddingOpinion.of_record(record, Path("face-embedding.json")).stranger == -math.inf
+
+
 def test_a_crop_like_no_face_to_the_exemplars_but_close_to_a_few_gets_them_as_candidates() -> None:
     # symbols read only as alike as faces are: what the faces' own rule does
     classifier, opinion, far = _like_no_face(symbol_floor=0.9)
@@ -146,7 +172,9 @@ def test_without_an_embedding_file_profiles_read_by_exemplars_alone(tmp_path: Pa
 @pytest.mark.parametrize(
     "opinion, message",
     [({"veto": 0.1}, "'opinion' must give"), ({"veto": -1, "rescue": 0.2, "rescue_confidence": 0.9, "floor": 0.9}, "'opinion' must give"),
-     ({"veto": 0.1, "rescue": 0.2, "rescue_confidence": 1.5, "floor": 0.9}, "'opinion' must give"), ("high", "'opinion' must give")],
+     ({"veto": 0.1, "rescue": 0.2, "rescue_confidence": 1.5, "floor": 0.9}, "'opinion' must give"), ("high", "'opinion' must give"),
+     ({"veto": 0.1, "rescue": 0.2, "rescue_confidence": 0.9, "floor": 0.9, "stranger": 1.5}, "'opinion' must give"),
+     ({"veto": 0.1, "rescue": 0.2, "rescue_confidence": 0.9, "floor": 0.9, "stranger": "low"}, "'opinion' must give"), (["veto"], "'opinion' must give")],
 )  # fmt: skip
 def test_a_malformed_record_is_refused_naming_the_file(tmp_path: Path, opinion: object, message: str) -> None:
     shutil.copy(MODEL_DIR / EMBEDDING_FILE, tmp_path / EMBEDDING_FILE)

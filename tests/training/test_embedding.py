@@ -100,7 +100,7 @@ def test_train_embedding_command(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert status == 0
     assert (tmp_path / "m" / EMBEDDING_FILE).is_file() and not (tmp_path / "m" / "embedding.ckpt").exists()
     record = json.loads((tmp_path / "m" / "face-embedding.json").read_text())
-    assert set(record["opinion"]) == {"veto", "rescue", "rescue_confidence", "floor"}
+    assert set(record["opinion"]) == {"veto", "rescue", "rescue_confidence", "floor", "stranger"}
     FaceEmbedding(tmp_path / "m")  # the opinion it chose is one the reader takes
     assert "face embedding written to" in capsys.readouterr().out
     assert main(["train-embedding", "--out", str(tmp_path), "--sets", "1"]) == 2

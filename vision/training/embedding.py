@@ -240,14 +240,21 @@ def _summary(reads: FewShotReads) -> dict[str, float]:
 VETO_PRECISION = 0.98
 
 
+#: The similarity under which a crop is like no face of a profile (``EmbeddingOpinion.stranger``).
+#: Chosen on rendered hero dice calibrated and read on a wooden tray and on felt (seeds 7300 and
+#: 7400, never those the figures are measured at): the faces read right were 0.8 or more alike to
+#: their face, another set's faces the exemplars took for one 0.58 or less.
+STRANGER = 0.7
+
+
 def choose_opinion(reads: FewShotReads, precision: float = 0.995, miscut_share: float = 0.002) -> dict[str, float]:
     """The :class:`~vision.face_embedding.EmbeddingOpinion` these held-out reads support:
     ``rescue`` the smallest lead at which the preferred face is right at least ``precision`` of the
     time, ``veto`` the lead at which it is right 98 % of the time (a veto only makes a read
     unreadable, so it need not be as sure as a rescue: an exemplar read of another face that the
     embedding disputes by that lead is wrong about 49 times in 50), ``floor`` the similarity at
-    most ``miscut_share`` of badly cut crops reach with that lead, and ``rescue_confidence`` the
-    fraction right of reads meeting both."""
+    most ``miscut_share`` of badly cut crops reach with that lead, ``rescue_confidence`` the
+    fraction right of reads meeting both, and ``stranger`` :data:`STRANGER`."""
     leads = np.concatenate([reads.own - reads.rival, reads.rival - reads.own])
     right = np.concatenate([np.ones(len(reads.own), bool), np.zeros(len(reads.own), bool)])
     best = np.concatenate([np.maximum(reads.own, reads.rival)] * 2)
@@ -267,7 +274,7 @@ def choose_opinion(reads: FewShotReads, precision: float = 0.995, miscut_share: 
     floor = round(min(max(floor + 0.01, 0.5), 0.99), 2)
     chosen = (leads >= rescue) & (best >= floor)
     confidence = float((right[chosen].sum() + 0.5) / (chosen.sum() + 1.0))
-    return {"veto": veto, "rescue": rescue, "rescue_confidence": round(min(confidence, 0.99), 3), "floor": floor}
+    return {"veto": veto, "rescue": rescue, "rescue_confidence": round(min(confidence, 0.99), 3), "floor": floor, "stranger": STRANGER}
 
 
 def train_embedding(

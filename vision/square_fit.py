@@ -1,0 +1,188 @@
+"""The square of a die's top face, fitted to the die's own edges.
+
+The learned detector says where a die is and about how big (within a third or so: a die whose face
+is artwork is measured loosely), not how it is turned. The rule-based finders outline a die by its
+colour against the tray, which a light tray with grain and the soft shadow round each die pull
+off the die. :func:`fit_face_square` fits the face to the die itself:
+
+1. how much each pixel near the die looks like the die's body rather than the tray (its colour
+   on the line from the tray's colour, seen round the die, to the body's, seen in a ring round
+   the die's centre, where artwork leaves some body);
+2. how the die is turned: the direction its strong edges share modulo a quarter turn;
+3. turned upright, the square whose four sides step from tray up to die body most strongly, along
+   their whole length (the median along each line: a face's edge runs straight across the die,
+   artwork's edges cross a line only here and there). Artwork is drawn to stand out from the
+   body, so its edges step the other way and do not count.
+
+The fit says how sure it is (:attr:`FittedSquare.strength`): the weakest side's step as a share of
+the strongest contrast with the tray round the die (its body's or its artwork's). A black die on a
+dark cloth, or its shadow, leaves that weak.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Frame = npt.NDArray[np.uint8]
+Corners = npt.NDArray[np.float64]
+
+#: The die is fitted at this many pixels across (a bigger one is shrunk first: the fit costs the
+#: same for any die, and a die's edges are plain at that size).
+WORK_SIZE = 40.0
+#: The top face's side, as a share of the detector's size of the die, looked for: from a die
+#: measured twice too big to one measured a twentieth too small.
+SIDE_RANGE = (0.5, 1.05)
+#: How far the face's centre may lie from where the detector put the die (share of its size).
+CENTRE_REACH = 0.2
+#: A bigger square is favoured, its steps' strength times its side to this power: a face's
+#: corner numbers or a row of pips can step the same way as its edges, over a smaller square.
+BIGGER = 1.0
+#: The least contrast (grey levels, on the line from tray to body) between a die and its tray
+#: that a fit is tried on.
+MIN_CONTRAST = 8.0
+#: Bins of the edge-direction histogram over a quarter turn.
+DIRECTION_BINS = 90
+
+
+@dataclass(frozen=True)
+class FittedSquare:
+    """A top face fitted to the die's edges: its corners (top left, then clockwise as the image
+    shows it) and ``strength``, the weakest side's step from tray to die as a share of the
+    strongest contrast with the tray round the die (0.2 or more for most dice plain against
+    their tray)."""
+
+    corners: Corners
+    strength: float
+
+
+@functools.lru_cache(maxsize=8)
+def _radii(side: int) -> npt.NDArray[np.float32]:
+    """Each pixel's distance from the middle of a ``side`` square."""
+    c = (side - 1) / 2.0
+    yy, xx = np.mgrid[0:side, 0:side]
+    return np.asarray(np.hypot(xx - c, yy - c), np.float32)
+
+
+def _window(image: Frame, cx: float, cy: float, span: int, side: int) -> npt.NDArray[np.float32]:
+    """The square of ``image`` ``span`` pixels wide centred on (cx, cy), its edge repeated past
+    the image, scaled to ``side`` pixels."""
+    patch: Any = cv2.getRectSubPix(image, (span, span), (float(cx), float(cy)))
+    if span != side:
+        patch = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+    return np.asarray(patch, np.float32)
+
+
+def _die_level(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArray[np.float32], float] | None:
+    """How much each pixel looks like the die rather than the tray, 0 on the tray (see the module
+    docstring), and the die body's level; ``None`` where they hardly differ."""
+    r = _radii(window.shape[0])
+    pixels = window.reshape(-1, window.shape[2]) if window.ndim == 3 else window.reshape(-1, 1)
+    flat = r.ravel()
+    tray = np.median(pixels[flat > 0.85 * size], axis=0)
+    body = np.median(pixels[(flat > 0.15 * size) & (flat < 0.32 * size)], axis=0)
+    axis = (body - tray).astype(np.float32)
+    contrast = float(np.linalg.norm(axis))
+    if contrast < MIN_CONTRAST:
+        return None
+    level = (pixels - tray.astype(np.float32)) @ (axis / contrast)
+    return np.asarray(level, np.float32).reshape(window.shape[:2]), contrast
+
+
+def _gradients(level: npt.NDArray[np.float32], sigma: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    smooth = cv2.GaussianBlur(level, (0, 0), sigma)
+    across = np.asarray(cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3), np.float32)
+    down = np.asarray(cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3), np.float32)
+    return across, down
+
+
+def _turn(gx: npt.NDArray[np.float32], gy: npt.NDArray[np.float32], size: float) -> float:
+    """How far the die is turned (degrees, 0-90): the direction the strong edges round the centre
+    share modulo a quarter turn."""
+    r = _radii(gx.shape[0])
+    ring = (r > 0.2 * size) & (r < 0.75 * size)
+    weight = (gx * gx + gy * gy)[ring]
+    angle = np.degrees(np.arctan2(gy[ring], gx[ring])) % 90.0
+    bins = (angle * DIRECTION_BINS / 90.0).astype(np.intp) % DIRECTION_BINS
+    histogram = np.bincount(bins, weights=weight, minlength=DIRECTION_BINS)
+    # Smoothed round the quarter turn: 0 and 89 degrees are neighbours.
+    smoothed = np.convolve(np.concatenate([histogram[-3:], histogram, histogram[:3]]), np.ones(7) / 7.0, mode="valid")
+    peak = int(np.argmax(smoothed))
+    left, centre, right = smoothed[peak - 1], smoothed[peak], smoothed[(peak + 1) % DIRECTION_BINS]
+    curve = left - 2.0 * centre + right
+    offset = 0.5 * (left - right) / curve if curve < 0 else 0.0
+    return float(((peak + 0.5 + offset) * 90.0 / DIRECTION_BINS) % 90.0)
+
+
+def _best_pairs(
+    profile: npt.NDArray[np.float64], centre: float, sides: npt.NDArray[np.intp], reach: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.intp]]:
+    """For each side length, the strongest pair of edges that far apart, the first stepping up to
+    the die and the second down from it, whose middle lies within ``reach`` of ``centre``: their
+    summed step and where the first lies."""
+    n = len(profile)
+    scores = np.full(len(sides), -np.inf)
+    starts = np.zeros(len(sides), np.intp)
+    for i, d in enumerate(sides):
+        lo = max(0, int(np.ceil(centre - reach - d / 2.0)))
+        hi = min(n - 1 - int(d), int(np.floor(centre + reach - d / 2.0)))
+        if hi < lo:
+            continue
+        pair = profile[lo : hi + 1] - profile[lo + d : hi + 1 + d]
+        j = int(np.argmax(pair))
+        scores[i], starts[i] = float(pair[j]), lo + j
+    return scores, starts
+
+
+def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSquare | None:
+    """The top face of the die the detector put at (cx, cy), ``size`` across (the whole die),
+    fitted to the die's edges; ``None`` for a die under 8 pixels or hardly set off from its tray."""
+    if not np.isfinite(size) or size < 8.0:
+        return None
+    scale = min(1.0, WORK_SIZE / size)
+    work = size * scale
+    side = int(np.ceil(2.0 * work)) | 1
+    span = max(side, int(np.ceil(2.0 * size)) | 1)
+    found = _die_level(_window(image, cx, cy, span, side), work)
+    if found is None:
+        return None
+    level, contrast = found
+    sigma = max(0.7, work / 60.0)
+    gx, gy = _gradients(level, sigma)
+    turn = _turn(gx, gy, work)
+    c = (side - 1) / 2.0
+    # Turned so that the die's edges run along the rows and columns of the window.
+    matrix = cv2.getRotationMatrix2D((c, c), turn, 1.0)
+    upright = cv2.warpAffine(level, matrix, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ux, uy = _gradients(np.asarray(upright, np.float32), sigma)
+    band = slice(max(0, int(c - 0.3 * work)), int(c + 0.3 * work) + 1)
+    columns = np.median(ux[band, :], axis=0).astype(np.float64)
+    rows = np.median(uy[:, band], axis=1).astype(np.float64)
+    sides = np.arange(max(4, int(SIDE_RANGE[0] * work)), int(SIDE_RANGE[1] * work) + 1)
+    sides = sides[sides < side - 2]
+    if not len(sides):
+        return None
+    across, lefts = _best_pairs(columns, c, sides, CENTRE_REACH * work)
+    down, tops = _best_pairs(rows, c, sides, CENTRE_REACH * work)
+    total = across + down
+    if not np.isfinite(total).any():
+        return None
+    best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf) * (sides / work) ** BIGGER))
+    d, x0, y0 = int(sides[best]), int(lefts[best]), int(tops[best])
+    steps = (columns[x0], -columns[x0 + d], rows[y0], -rows[y0 + d])
+    upright_corners = np.array([[x0, y0], [x0 + d, y0], [x0 + d, y0 + d], [x0, y0 + d]], np.float64)
+    back = cv2.invertAffineTransform(matrix)
+    in_window = upright_corners @ back[:, :2].T + back[:, 2]
+    corners = (in_window - c) * (span / side) + np.array([cx, cy])
+    return FittedSquare(_top_left_first(corners), float(min(steps)) / max(1e-6, float(np.max(np.abs(level)))))
+
+
+def _top_left_first(corners: Corners) -> Corners:
+    """The same square's corners starting at the one nearest the top left, clockwise as shown."""
+    start = int(np.argmin(corners[:, 0] + corners[:, 1]))
+    return np.roll(corners, -start, axis=0)
