@@ -32,8 +32,8 @@ import numpy.typing as npt
 Frame = npt.NDArray[np.uint8]
 Corners = npt.NDArray[np.float64]
 
-#: The die is fitted at this many pixels across (a bigger one is shrunk first: the fit costs the
-#: same for any die, and a die's edges are plain at that size).
+#: The die is fitted at about this many pixels across (a bigger one is shrunk first, by a
+#: whole factor: the fit costs about the same for any die, and a die's edges are plain at that size).
 WORK_SIZE = 40.0
 #: The top face's side, as a share of the detector's size of the die, looked for: from a die
 #: measured twice too big to one measured a twentieth too small.
@@ -69,23 +69,47 @@ def _radii(side: int) -> npt.NDArray[np.float32]:
     return np.asarray(np.hypot(xx - c, yy - c), np.float32)
 
 
-def _window(image: Frame, cx: float, cy: float, span: int, side: int) -> npt.NDArray[np.float32]:
-    """The square of ``image`` ``span`` pixels wide centred on (cx, cy), its edge repeated past
-    the image, scaled to ``side`` pixels."""
-    patch: Any = cv2.getRectSubPix(image, (span, span), (float(cx), float(cy)))
+def _window(image: Frame, cx: float, cy: float, span: int, side: int) -> tuple[npt.NDArray[np.float32], float, float]:
+    """The square of ``image`` ``span`` pixels wide round (cx, cy), on whole pixels, the image's
+    edge repeated where it reaches past it, shrunk to ``side`` pixels by area (a die's fine edges
+    kept, not aliased); and the point of ``image`` at its middle."""
+    h, w = image.shape[:2]
+    x0, y0 = int(round(cx - (span - 1) / 2.0)), int(round(cy - (span - 1) / 2.0))
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + span), min(h, y0 + span)
+    if xb <= xa or yb <= ya:
+        xa, ya = min(max(0, x0), w - 1), min(max(0, y0), h - 1)
+        xb, yb = xa + 1, ya + 1  # a die wholly off the image: its nearest pixel repeated
+    patch: Any = image[ya:yb, xa:xb]
+    if (xa, ya, xb, yb) != (x0, y0, x0 + span, y0 + span):
+        top, left = max(0, ya - y0), max(0, xa - x0)
+        patch = cv2.copyMakeBorder(patch, top, span - top - (yb - ya), left, span - left - (xb - xa), cv2.BORDER_REPLICATE)
     if span != side:
         patch = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
-    return np.asarray(patch, np.float32)
+    return np.asarray(patch, np.float32), x0 + (span - 1) / 2.0, y0 + (span - 1) / 2.0
+
+
+@functools.lru_cache(maxsize=64)
+def _rings(side: int, work: float) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The pixels (flat indices, every third) of a ``side`` window outside the die, where the tray
+    shows, and those of the ring round the die's centre where its body shows between the artwork."""
+    flat = _radii(side).ravel()
+    return np.flatnonzero(flat > 0.85 * work)[::3], np.flatnonzero((flat > 0.15 * work) & (flat < 0.32 * work))
+
+
+@functools.lru_cache(maxsize=64)
+def _edge_ring(side: int, work: float) -> npt.NDArray[np.intp]:
+    """The pixels (flat indices) of a ``side`` window where a die ``work`` pixels across has its edges."""
+    flat = _radii(side).ravel()
+    return np.flatnonzero((flat > 0.2 * work) & (flat < 0.75 * work))
 
 
 def _die_level(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArray[np.float32], float] | None:
     """How much each pixel looks like the die rather than the tray, 0 on the tray (see the module
     docstring), and the die body's level; ``None`` where they hardly differ."""
-    r = _radii(window.shape[0])
     pixels = window.reshape(-1, window.shape[2]) if window.ndim == 3 else window.reshape(-1, 1)
-    flat = r.ravel()
-    tray = np.median(pixels[flat > 0.85 * size], axis=0)
-    body = np.median(pixels[(flat > 0.15 * size) & (flat < 0.32 * size)], axis=0)
+    outside, ring = _rings(window.shape[0], round(size * 2.0) / 2.0)
+    tray = np.median(pixels[outside], axis=0)
+    body = np.median(pixels[ring], axis=0)
     axis = (body - tray).astype(np.float32)
     contrast = float(np.linalg.norm(axis))
     if contrast < MIN_CONTRAST:
@@ -104,10 +128,10 @@ def _gradients(level: npt.NDArray[np.float32], sigma: float) -> tuple[npt.NDArra
 def _turn(gx: npt.NDArray[np.float32], gy: npt.NDArray[np.float32], size: float) -> float:
     """How far the die is turned (degrees, 0-90): the direction the strong edges round the centre
     share modulo a quarter turn."""
-    r = _radii(gx.shape[0])
-    ring = (r > 0.2 * size) & (r < 0.75 * size)
-    weight = (gx * gx + gy * gy)[ring]
-    angle = np.degrees(np.arctan2(gy[ring], gx[ring])) % 90.0
+    ring = _edge_ring(gx.shape[0], round(size * 2.0) / 2.0)
+    x, y = gx.ravel()[ring], gy.ravel()[ring]
+    weight = x * x + y * y
+    angle = np.degrees(np.arctan2(y, x)) % 90.0
     bins = (angle * DIRECTION_BINS / 90.0).astype(np.intp) % DIRECTION_BINS
     histogram = np.bincount(bins, weights=weight, minlength=DIRECTION_BINS)
     # Smoothed round the quarter turn: 0 and 89 degrees are neighbours.
@@ -124,19 +148,15 @@ def _best_pairs(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.intp]]:
     """For each side length, the strongest pair of edges that far apart, the first stepping up to
     the die and the second down from it, whose middle lies within ``reach`` of ``centre``: their
-    summed step and where the first lies."""
+    summed step and where the first lies (-inf where no pair fits)."""
     n = len(profile)
-    scores = np.full(len(sides), -np.inf)
-    starts = np.zeros(len(sides), np.intp)
-    for i, d in enumerate(sides):
-        lo = max(0, int(np.ceil(centre - reach - d / 2.0)))
-        hi = min(n - 1 - int(d), int(np.floor(centre + reach - d / 2.0)))
-        if hi < lo:
-            continue
-        pair = profile[lo : hi + 1] - profile[lo + d : hi + 1 + d]
-        j = int(np.argmax(pair))
-        scores[i], starts[i] = float(pair[j]), lo + j
-    return scores, starts
+    starts = np.arange(n)[None, :]
+    ends = starts + sides[:, None]
+    middles = starts + sides[:, None] / 2.0
+    fits = (ends < n) & (np.abs(middles - centre) <= reach)
+    pairs = np.where(fits, profile[None, :] - profile[np.minimum(ends, n - 1)], -np.inf)
+    best = np.argmax(pairs, axis=1)
+    return pairs[np.arange(len(sides)), best], best
 
 
 def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSquare | None:
@@ -144,11 +164,13 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSq
     fitted to the die's edges; ``None`` for a die under 8 pixels or hardly set off from its tray."""
     if not np.isfinite(size) or size < 8.0:
         return None
-    scale = min(1.0, WORK_SIZE / size)
-    work = size * scale
-    side = int(np.ceil(2.0 * work)) | 1
-    span = max(side, int(np.ceil(2.0 * size)) | 1)
-    found = _die_level(_window(image, cx, cy, span, side), work)
+    # Shrunk by a whole factor: each window pixel the mean of a block of the frame's.
+    shrink = max(1, int(round(size / WORK_SIZE)))
+    side = int(np.ceil(2.0 * size / shrink)) | 1
+    span = side * shrink
+    work = size / shrink
+    window, mx, my = _window(image, cx, cy, span, side)
+    found = _die_level(window, work)
     if found is None:
         return None
     level, contrast = found
@@ -178,7 +200,7 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSq
     upright_corners = np.array([[x0, y0], [x0 + d, y0], [x0 + d, y0 + d], [x0, y0 + d]], np.float64)
     back = cv2.invertAffineTransform(matrix)
     in_window = upright_corners @ back[:, :2].T + back[:, 2]
-    corners = (in_window - c) * (span / side) + np.array([cx, cy])
+    corners = (in_window - c) * shrink + np.array([mx, my])
     return FittedSquare(_top_left_first(corners), float(min(steps)) / max(1e-6, float(np.max(np.abs(level)))))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -93,6 +94,26 @@ def test_a_read_the_embedding_finds_like_no_face_of_the_set_is_unreadable() -> N
     # a face without exemplars (read by its pips) is not the embedding's to judge
     pips = FaceMatch(heart, DieStatus.OK, 0.9, 0.05, 0.05, "sword-1")
     assert classifier._weigh(pips, np.array([0.4, 0.35, -np.inf]), stranger).ok
+
+
+def test_candidates_the_embedding_finds_unlike_the_crop_are_dropped() -> None:
+    """A burst cut off its corner number, which the exemplars took for a heart 4 or 5: the hearts,
+    less than ``stranger`` alike to it, are no candidates (the rules would have read "heart"); the
+    face the embedding surely finds it is, within the accept distance, is read."""
+    stranger = EmbeddingOpinion(veto=0.1, rescue=0.2, rescue_confidence=0.9, floor=0.9, stranger=0.7)
+    classifier = _classifier(stranger)
+    sword_1, sword_2, heart = classifier.faces
+    torn = FaceMatch(sword_1, DieStatus.UNREADABLE, 0.4, 0.01, 0.0, "heart-4", (sword_1, heart))
+    rescued = classifier._weigh(torn, np.array([0.2, 0.1, 0.8]), stranger)
+    assert rescued.ok and rescued.face == heart
+    # a crop the exemplars find far (beyond the accept distance), the embedding under its floor,
+    # of a die not seen whole (no reading by symbol)
+    far = dataclasses.replace(torn, distance=5.0)
+    unknown = classifier._weigh(far, np.array([0.2, 0.1, 0.8]), stranger, by_symbol=False)
+    assert not unknown.ok and unknown.candidates == () and unknown.reason == "like no calibrated face"
+    # candidates it finds alike enough stay
+    kept = classifier._weigh(torn, np.array([0.75, 0.1, 0.8]), stranger)
+    assert not kept.ok and kept.candidates == (sword_1, heart)
 
 
 def test_the_shipped_opinion_knows_a_stranger_and_an_old_record_does_not() -> None:
