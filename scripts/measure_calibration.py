@@ -4,7 +4,9 @@
    heart 4-5, a burst on 6), at 48, 60 and 80 px: a profile from 5 tray photos per face, then fresh
    frames of 1-5 dice (seeds never used elsewhere) read with it; and frames of a foreign set
    (moon elf) read with the same profile. Then the same profile at a table unlike the one it was
-   calibrated at: other trays, lamps, exposure, noise and blur, views up to 20 degrees off.
+   calibrated at: other trays, lamps, exposure, noise and blur, views up to 20 degrees off. Then,
+   from the same seeds, a profile calibrated on a light wooden tray and read on it
+   (``own_table_wood``): white dice on a tray about as light, grain and soft shadows.
 2. Real pip dice: a profile from 5 crops per face (the die plus a fifth of its size round it) of
    ``real-d6`` and of ``byler-d6-train``, then the other photos of that folder read with it,
    scored against the labels as given and, the same readings, against the labels corrected where
@@ -45,6 +47,9 @@ from vision.types import DieStatus, FrameReading
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FELT = Background("plain", (50, 80, 40), 5)
+#: A light wooden tray with grain, about as light as white dice: the tray a player's own table
+#: often is. Hero dice are calibrated on it and read on it too (``own_table_wood``).
+WOOD = Background("wood", (170, 205, 222), 5)
 HERO = DieDesign.barbarian()
 FOREIGN = DieDesign.moon_elf()
 SHOTS = 5
@@ -54,29 +59,29 @@ def faces_toml(design: DieDesign) -> str:
     return "\n".join(f'[faces.{f.label}]\nvalue = {f.value}\nsymbol = "{f.symbol}"\n' for f in design.faces)
 
 
-def hero_profile(folder: Path, die_px: float, seed: int, shots: int = SHOTS) -> DieProfile:
-    """A profile from ``shots`` tray photos per face of one die lying well inside the frame."""
+def hero_profile(folder: Path, die_px: float, seed: int, shots: int = SHOTS, tray: Background = FELT) -> DieProfile:
+    """A profile from ``shots`` photos per face of one die lying well inside the frame on ``tray``."""
     rng = np.random.default_rng(seed)
     counts: Counter[str] = Counter()
     while min(counts[f.label] for f in HERO.faces) < shots:
-        scene = random_scene(rng, 1, designs=[HERO], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
-        tray = render_tray(scene, rng)
-        truth = tray.truth[0]
+        scene = random_scene(rng, 1, designs=[HERO], styles=[DieStyle()], tilt_deg=0, background=tray, die_px=die_px)
+        rendered = render_tray(scene, rng)
+        truth = rendered.truth[0]
         x, y, w, h = truth.box
         if truth.status is not DieStatus.OK or counts[truth.face] >= shots or min(x, y) < 30 or x + w > 600 or y + h > 440:
             continue
         (folder / truth.face).mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), tray.frame)
+        cv2.imwrite(str(folder / truth.face / f"{counts[truth.face]}.png"), rendered.frame)
         counts[truth.face] += 1
     (folder / "faces.toml").write_text(faces_toml(HERO))
     return build_from_folder("hero", folder)
 
 
 def hero_reads(
-    profile: DieProfile, design: DieDesign, die_px: float, seed: int, frames: int, varied: bool = False
+    profile: DieProfile, design: DieDesign, die_px: float, seed: int, frames: int, varied: bool = False, tray: Background = FELT
 ) -> tuple[Counter[str], list[float]]:
-    """How every whole die of ``frames`` fresh frames read, and the ms of each frame; ``varied``:
-    on random trays, in random light and optics, up to 20 degrees off vertical."""
+    """How every whole die of ``frames`` fresh frames on ``tray`` read, and the ms of each frame;
+    ``varied``: on random trays, in random light and optics, up to 20 degrees off vertical."""
     reader = profile.reader(TrayHint())
     symbols = {f.label: f.symbol for f in HERO.faces}
     rng = np.random.default_rng(seed)
@@ -90,12 +95,12 @@ def hero_reads(
                 background=random_tray(rng, 640, 480), lighting=random_lighting(rng), optics=random_optics(rng),
             )  # fmt: skip
         else:
-            scene = random_scene(rng, dice, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=die_px)
-        tray = render_tray(scene, rng)
+            scene = random_scene(rng, dice, designs=[design], styles=[DieStyle()], tilt_deg=0, background=tray, die_px=die_px)
+        rendered = render_tray(scene, rng)
         start = time.perf_counter()
-        dice = reader.read(tray.frame).dice
+        dice = reader.read(rendered.frame).dice
         times.append((time.perf_counter() - start) * 1000.0)
-        for truth, die in tray.found_in(dice):
+        for truth, die in rendered.found_in(dice):
             if die is None:
                 outcome["missed"] += 1
                 continue
@@ -215,6 +220,19 @@ def main(argv: list[str] | None = None) -> int:
                     "right_of_all_dice": round(elsewhere["right"] / max(1, sum(elsewhere.values())), 4),
                     "foreign_unreadable": round(foreign_elsewhere["unreadable"] / max(1, foreign_elsewhere["read"] + foreign_elsewhere["unreadable"]), 4),
                 },
+            }
+            # The same seeds, calibrated and read on a light wooden tray (the player's own table).
+            on_wood = hero_profile(Path(tmp) / f"hero-wood-{int(die_px)}", die_px, seed, args.shots, tray=WOOD)
+            own_wood, _ = hero_reads(on_wood, HERO, die_px, seed + 1, args.frames, tray=WOOD)
+            foreign_wood, _ = hero_reads(on_wood, FOREIGN, die_px, seed + 2, args.frames // 2, tray=WOOD)
+            told_wood = own_wood["right"] + own_wood["wrong number"] + own_wood["wrong symbol"]
+            out["hero"][f"{int(die_px)}px"]["own_table_wood"] = {
+                "outcome": dict(own_wood),
+                "right_of_dice_read_ok": round(own_wood["right"] / max(1, told_wood), 4),
+                "right_of_all_dice": round(own_wood["right"] / max(1, sum(own_wood.values())), 4),
+                "wrong_symbol": own_wood["wrong symbol"],
+                "foreign_unreadable": round(foreign_wood["unreadable"] / max(1, foreign_wood["read"] + foreign_wood["unreadable"]), 4),
+                "left_out_photos": len(on_wood.fit.get("left_out", [])),
             }
             print(json.dumps({f"hero {int(die_px)}px": out["hero"][f"{int(die_px)}px"]}), file=sys.stderr, flush=True)
         for name in ("real-d6", "byler-d6-train"):
