@@ -53,7 +53,7 @@ from rules.dicethrone.game import OFFENSIVE_ROLL_ATTEMPTS, MAX_HAND, CardKind, E
 from rules.dicethrone.statuses import SpendKind, find_status
 from rules.dicethrone.heroes import Hero
 from rules.dicethrone.scoring import Activation, activations
-from rules.unsure import OneOf, UnsureFace, settle
+from rules.unsure import OneOf, UnsureFace, said, settle
 from vision.types import DieReading, DieStatus, FrameReading
 
 __all__ = ["FlowView", "GameFlow", "Step", "RollKind", "Option", "OptionKind", "ordered_dice"]
@@ -209,11 +209,6 @@ _WINDOW_SPENDS = (
 def _why(die: DieReading) -> str:
     """Why a die is not read, short: its status, or the faces it may be (``sword 1 or 3``)."""
     return die.reason if die.candidates and die.reason else die.status.value
-
-
-def _said(die: int | OneOf) -> str:
-    """A lone die as a player says it: ``4``, or ``4 or 5`` for a die read as either."""
-    return die.said() if isinstance(die, OneOf) else str(die)
 
 
 def _die_fields(die: int | OneOf) -> dict[str, Any]:
@@ -1029,13 +1024,13 @@ class GameFlow:
             stands = self._act(g.record_status_roll, die)
             t.recorded = True
             outcome = "the ability stands" if stands else "the ability has no effect"
-            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {_said(die)} for {name}: {outcome}",
+            self._emit(FlowEventKind.ROLL, f"{g.active_player.name} rolls {said(die)} for {name}: {outcome}",
                        roll_kind=t.roll_kind.value, status=name, stands=stands, **_die_fields(die))
             self._after_activation()
         else:
             rule = self._act(g.record_targeting_roll, die)
             t.recorded = True
-            self._emit(FlowEventKind.TARGET, f"Targeting die {_said(die)}: {rule.value}", rule=rule.value, **_die_fields(die))
+            self._emit(FlowEventKind.TARGET, f"Targeting die {said(die)}: {rule.value}", rule=rule.value, **_die_fields(die))
             if g.target is not None:
                 target = g.players[g.target]
                 self._emit(FlowEventKind.TARGET, f"Target: {_who(target)}", target=target.index)
@@ -1201,7 +1196,7 @@ class GameFlow:
         g = self._game
         success = self._act(g.spend_status, player, name, die)
         who = g.players[player]
-        rolled = f" (rolled {_said(die)}{'' if success else ': no effect'})" if die is not None else ""
+        rolled = f" (rolled {said(die)}{'' if success else ': no effect'})" if die is not None else ""
         fields = _die_fields(die) if die is not None else {"die": None}
         self._emit(FlowEventKind.STATUS, f"{who.name} spends {name}{rolled}",
                    player=player, status=name, success=success, **fields)

@@ -87,6 +87,12 @@ class OneOf:
         return f"{', '.join(words[:-1])} or {words[-1]}"
 
 
+
+def said(die: int | OneOf) -> str:
+    """A lone die as a player says it: ``4``, or ``4 or 5`` for a die read as either."""
+    return die.said() if isinstance(die, OneOf) else str(die)
+
+
 def decide(die: int | OneOf, outcome: Callable[[int], _Outcome], what: str) -> _Outcome:
     """What a lone die does (``outcome`` of its number), read as a number or as :class:`OneOf`.
 

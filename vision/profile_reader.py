@@ -1541,7 +1541,7 @@ class LearnedFaceFinder(FaceDetector):
                     continue  # dice read surely lie on it: a stretch of tray as unlike its rim, not a die
                 name, probability, sure = self._class_of(p)
                 # The detector's dice on it much smaller than it were its pips.
-                faces = [f for f in faces if f not in on]
+                faces = [f for f in faces if not any(f is o for o in on)]
                 faces.append(_detected(candidate, (name, probability), by_detector=False, learned_pips=sure, whole=False))
         return faces
 

@@ -103,9 +103,9 @@ def _edge_ring(side: int, work: float) -> npt.NDArray[np.intp]:
     return np.flatnonzero((flat > 0.2 * work) & (flat < 0.75 * work))
 
 
-def _die_level(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArray[np.float32], float] | None:
+def _die_level(window: npt.NDArray[np.float32], size: float) -> npt.NDArray[np.float32] | None:
     """How much each pixel looks like the die rather than the tray, 0 on the tray (see the module
-    docstring), and the die body's level; ``None`` where they hardly differ."""
+    docstring); ``None`` where they hardly differ."""
     pixels = window.reshape(-1, window.shape[2]) if window.ndim == 3 else window.reshape(-1, 1)
     outside, ring = _rings(window.shape[0], round(size * 2.0) / 2.0)
     tray = np.median(pixels[outside], axis=0)
@@ -115,7 +115,7 @@ def _die_level(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArra
     if contrast < MIN_CONTRAST:
         return None
     level = (pixels - tray.astype(np.float32)) @ (axis / contrast)
-    return np.asarray(level, np.float32).reshape(window.shape[:2]), contrast
+    return np.asarray(level, np.float32).reshape(window.shape[:2])
 
 
 def _gradients(level: npt.NDArray[np.float32], sigma: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -170,10 +170,9 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSq
     span = side * shrink
     work = size / shrink
     window, mx, my = _window(image, cx, cy, span, side)
-    found = _die_level(window, work)
-    if found is None:
+    level = _die_level(window, work)
+    if level is None:
         return None
-    level, contrast = found
     sigma = max(0.7, work / 60.0)
     gx, gy = _gradients(level, sigma)
     turn = _turn(gx, gy, work)

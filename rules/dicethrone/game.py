@@ -40,7 +40,7 @@ from rules.dicethrone.heroes import Hero, load_hero
 from rules.dicethrone.requirements import OFFENSIVE_DICE
 from rules.dicethrone.scoring import Activation, activations
 from rules.dicethrone.statuses import SpendKind, Status, all_statuses, choice_options, find_status, parse_status_phrase
-from rules.unsure import OneOf, decide
+from rules.unsure import OneOf, decide, said
 
 START_CP = 2
 STARTING_HAND = 4
@@ -680,7 +680,7 @@ class Game:
             raise InvalidRollError(f"a die shows 1 to 6, not {value!r}")
         status = find_status(name)
         fails = status.fails(value)
-        rolled = value.said() if isinstance(value, OneOf) else str(value)
+        rolled = said(value)
         player = self.active_player
         self.status_rolled = True
         self._remove_status(player, status.name, 1, why=f"rolled {rolled}")
@@ -724,7 +724,7 @@ class Game:
         if rule in (TargetRule.LEFT, TargetRule.RIGHT):
             pick = opponents[0] if rule is TargetRule.LEFT or len(opponents) == 1 else opponents[1]
             self._set_target(pick)
-        self._note(f"targeting die {value.said() if isinstance(value, OneOf) else value}: {rule.value}")
+        self._note(f"targeting die {said(value)}: {rule.value}")
         return rule
 
     @_action
@@ -1158,7 +1158,7 @@ class Game:
             # The roll failed: the token is spent for nothing, but the spend had to be legal.
             scratch = self._scratch()
             scratch._spend_effect(scratch._player(who.index), status, remove)
-        rolled = die.said() if isinstance(die, OneOf) else die
+        rolled = said(die) if die is not None else None
         self._remove_status(who, status.name, 1, why="spent" + ("" if success else f", rolled {rolled}: no effect"))
         return success
 
