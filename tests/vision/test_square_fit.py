@@ -97,3 +97,14 @@ def test_rendered_hero_dice_on_light_wood_are_fitted() -> None:
     used = [error for error, strength in errors if strength >= FIT_STRENGTH]
     assert len(errors) >= 18 and len(used) >= 0.75 * len(errors), errors
     assert np.mean(np.array(used) < 0.1) >= 0.9, errors
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 400, 401])
+def test_row_medians_are_numpys_medians(count: int) -> None:
+    from vision.square_fit import _row_medians
+
+    values = np.random.default_rng(count).normal(size=(3, count)).astype(np.float32)
+    values[0, : count // 2] = 5.0  # ties
+    assert np.array_equal(_row_medians(values), np.median(values, axis=1))
+    strided = values[:, ::2]
+    assert np.array_equal(_row_medians(strided), np.median(strided, axis=1))
