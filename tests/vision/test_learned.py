@@ -672,6 +672,24 @@ def test_a_work_image_is_the_frame_averaged_down(shape: tuple[int, int, int], sc
     assert error.mean() < 1.0 and np.percentile(error, 99) < 8  # (every nth pixel alone: about 2 and 15-25)
 
 
+@pytest.mark.parametrize("shape", [(480, 640, 3), (640, 640, 3), (481, 641, 3), (1080, 1920, 3)])
+def test_looks_that_share_a_frames_halves_see_what_each_would_alone(reader: LearnedReader, shape: tuple[int, int, int]) -> None:
+    from vision.learned import FrameHalves, find_big_dice, work_image
+
+    photo = _trays(3, 1)[0].frame
+    frame = np.ascontiguousarray(np.tile(photo, (4, 4, 1))[: shape[0], : shape[1]])
+    halves = FrameHalves(frame)
+    for scale in (320 / max(shape[:2]), 0.175 * 320 / max(shape[:2]), 0.3, 1.2):
+        np.testing.assert_array_equal(work_image(halves, scale), work_image(frame, scale))
+    assert reader.find(halves) == reader.find(frame)
+    assert find_big_dice(halves, reader.model.detect_raw, reader.min_score) == find_big_dice(frame, reader.model.detect_raw, reader.min_score)
+    # a half is OpenCV's average of two by two (an odd last row or column left out), as the
+    # working look of a frame twice its size always took it
+    h, w = shape[0] // 2, shape[1] // 2
+    np.testing.assert_array_equal(halves.half(0), cv2.resize(frame[: 2 * h, : 2 * w], (w, h), interpolation=cv2.INTER_AREA))
+    np.testing.assert_array_equal(halves.half(1), cv2.resize(halves.half(0)[: h // 2 * 2, : w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA))
+
+
 def test_a_second_look_reads_a_crop_alike_in_each_of_its_views(reader: LearnedReader) -> None:
     from vision.learned import VIEWS, turned_and_mirrored
 
