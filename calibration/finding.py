@@ -21,7 +21,8 @@ reaches past it), through the function the reader cuts the dice it finds with
 cut the die at the table; where they do not outline it, it is cut where the detector put its top
 face (:func:`vision.profile_reader.top_face_crop`), as the reader cuts it too. Where
 the detector sees no die or several, the one die the reader's finders see, if they see exactly
-one, is taken; else the photo is reported, with what the detector saw.
+one, is taken; else the one die the detector finds at a lower score (:data:`WEAK_FIND`); else the
+photo is reported, with what the detector saw.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy.typing as npt
 from calibration.errors import ProfileError
 from vision.detect import FaceDetector
 from vision.imageio import MIN_FRAME_SIDE
-from vision.learned import CLASSES, TOP_FACE, FoundDie, LearnedReader, find_big_dice
+from vision.learned import CLASSES, TOP_FACE, FoundDie, FrameHalves, LearnedReader, find_big_dice, find_dice
 from vision.profile_reader import BodyDetector, outline_found_die, top_face_crop
 
 Crop = npt.NDArray[np.uint8]
@@ -64,6 +65,12 @@ NOT_A_DIE = 0.5
 #: less than this is the photo's die: a die whose face is artwork the network seldom saw (a small
 #: glyph and a corner number on a white die) may read as much "no die" as "another face".
 LONE_NOT_A_DIE = 0.8
+#: Where neither the detector at the reader's score nor the reader's finders find the one die of
+#: a photo, the detector's finds down to this score are looked at: a calibration photo shows one
+#: die, so one weaker find is likely it (a white die with a glyph on light wood scores 0.29 where
+#: the reader wants 0.3, and its body hardly differs from the wood), and the face network still
+#: judges it.
+WEAK_FIND = 0.1
 
 
 @dataclass(frozen=True)
@@ -166,8 +173,22 @@ def _as_is(image: Crop, reader: LearnedReader) -> list[FoundDie]:
     that the face network takes for dice (where it takes none, the one it doubts least, under
     :data:`LONE_NOT_A_DIE`); a die found on a bigger one (a pip, a part of an emblem, a corner
     number) is part of it."""
+    return _dice_of(image, reader, reader.min_score)
+
+
+def _weakly_found(image: Crop, reader: LearnedReader) -> FoundDie | None:
+    """The photo's die among the detector's finds down to :data:`WEAK_FIND`, if they make one die."""
+    if min(image.shape[:2]) < MIN_FRAME_SIDE or reader.min_score <= WEAK_FIND:
+        return None
+    found = _dice_of(image, reader, WEAK_FIND)
+    return found[0] if len(found) == 1 else None
+
+
+def _dice_of(image: Crop, reader: LearnedReader, min_score: float) -> list[FoundDie]:
+    """:func:`_as_is` with the detector's finds of ``min_score`` or more."""
     h, w = image.shape[:2]
-    found = reader.find(image) + find_big_dice(image, reader.model.detect_raw, reader.min_score)
+    halves = FrameHalves(image)
+    found = find_dice(halves, reader.model.detect_raw, min_score) + find_big_dice(halves, reader.model.detect_raw, min_score)
     doubt = [(d, _no_die(image, d, reader)) for d in _whole(found, w, h)]
     dice = [d for d, no in doubt if no < NOT_A_DIE]
     if not dice:
@@ -239,12 +260,16 @@ def die_shot(image: Crop, source: str, *, reader: LearnedReader | None = None, b
         die = locate_die(image, source, reader).die
     except ProfileError:
         # The detector saw no die or several: the one die the reader's own finders see, if they
-        # see exactly one (a crop cut close round a die's pips shows bits of its neighbours).
+        # see exactly one (a crop cut close round a die's pips shows bits of its neighbours);
+        # else the one die the detector finds scoring it lower (a white die on light wood).
         only = _only_die_by_finders(image, bodies)
-        if only is None:
+        if only is not None:
+            return Shot(only)
+        weak = _weakly_found(image, reader)
+        if weak is None:
             raise
-        return Shot(only)
-    outlined = outline_found_die(image, die, bodies, repeat_edge=True)
+        die = weak
+    outlined = outline_found_die(image, die, bodies, repeat_edge=True, lone=True)
     crop = outlined.crop if outlined is not None else top_face_crop(image, die)
     return Shot(crop, _counted(image, die, reader))
 

@@ -1355,7 +1355,7 @@ def die_window(image: Frame, die: FoundDie, *, repeat_edge: bool = False) -> tup
 
 def outline_found_die(
     image: Frame, die: FoundDie, bodies: BodyDetector, pips: FaceDetector | None = None, *, repeat_edge: bool = False,
-    whole: Sequence[FaceCandidate] | None = None,
+    whole: Sequence[FaceCandidate] | None = None, lone: bool = False,
 ) -> FaceCandidate | None:
     """The die the detector found at ``die`` outlined by the reader's own finders, so that its crop
     is cut square-on and turned as the die lies; ``None`` where they do not outline it (then
@@ -1365,7 +1365,10 @@ def outline_found_die(
     compared with exemplars cut the same way: first in the whole image (a calibration photo: as
     the one die centred in it, else among its bodies, else among its faces read by pips; a frame
     at the table: among ``whole``, the bodies found in it once per frame), then in a window two
-    dice across round the die (:func:`die_window`), where the finders see the die and little else."""
+    dice across round the die (:func:`die_window`), where the finders see the die and little else.
+    ``lone``: the image is a calibration photo of this one die; where nothing else outlines it,
+    the square whose every side steps up to it is its face (:func:`fit_face_square`'s
+    ``every_side_steps``), not the detector's square, which may be far too big."""
     fitted = fit_face_square(image, die.cx, die.cy, die.size)
     if fitted is not None and fitted.strength >= FIT_STRENGTH:
         return _fitted_face(image, fitted.corners)
@@ -1378,7 +1381,13 @@ def outline_found_die(
         return outlined
     window, x0, y0 = die_window(image, die, repeat_edge=repeat_edge)
     local = _outline_in(window, FoundDie(die.cx - x0, die.cy - y0, die.size, die.score), bodies, pips)
-    return _moved(local, x0, y0) if local is not None else None
+    if local is not None:
+        return _moved(local, x0, y0)
+    if lone:
+        stepped = fit_face_square(image, die.cx, die.cy, die.size, every_side_steps=True)
+        if stepped is not None and stepped.strength >= FIT_STRENGTH:
+            return _fitted_face(image, stepped.corners)
+    return None
 
 
 def _fitted_face(image: Frame, corners: npt.NDArray[np.float64]) -> FaceCandidate:

@@ -159,24 +159,35 @@ def _turn(gx: npt.NDArray[np.float32], gy: npt.NDArray[np.float32], size: float)
 
 
 def _best_pairs(
-    profile: npt.NDArray[np.float64], centre: float, sides: npt.NDArray[np.intp], reach: float
+    profile: npt.NDArray[np.float64], centre: float, sides: npt.NDArray[np.intp], reach: float, both_step: bool = False
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.intp]]:
     """For each side length, the strongest pair of edges that far apart, the first stepping up to
-    the die and the second down from it, whose middle lies within ``reach`` of ``centre``: their
-    summed step and where the first lies (-inf where no pair fits)."""
+    the die and the second down from it (with ``both_step``, each of them: a strong edge and a
+    stretch of tray or artwork do not make a face), whose middle lies within ``reach`` of
+    ``centre``: their summed step and where the first lies (-inf where no pair fits)."""
     n = len(profile)
     starts = np.arange(n)[None, :]
     ends = starts + sides[:, None]
     middles = starts + sides[:, None] / 2.0
     fits = (ends < n) & (np.abs(middles - centre) <= reach)
-    pairs = np.where(fits, profile[None, :] - profile[np.minimum(ends, n - 1)], -np.inf)
+    last = profile[np.minimum(ends, n - 1)]
+    if both_step:
+        fits &= (profile[None, :] > 0) & (last < 0)
+    pairs = np.where(fits, profile[None, :] - last, -np.inf)
     best = np.argmax(pairs, axis=1)
     return pairs[np.arange(len(sides)), best], best
 
 
-def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSquare | None:
+def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_side_steps: bool = False) -> FittedSquare | None:
     """The top face of the die the detector put at (cx, cy), ``size`` across (the whole die),
-    fitted to the die's edges; ``None`` for a die under 8 pixels or hardly set off from its tray."""
+    fitted to the die's edges; ``None`` for a die under 8 pixels or hardly set off from its tray.
+
+    ``every_side_steps``: of the squares, those whose four sides each step up to the die come
+    first. For the one die of a calibration photo that nothing else outlines: a bigger square is
+    favoured (:data:`BIGGER`), and one with a stretch of tray for a side may win over the die's
+    own face (a white die on light wood, which the detector may also size up to nearly twice too
+    big). At the table the finders' outline serves such a die better than a square inside it,
+    which its artwork may make (measured: more wrong numbers on wood)."""
     if not np.isfinite(size) or size < 8.0:
         return None
     # Shrunk by a whole factor: each window pixel the mean of a block of the frame's.
@@ -203,9 +214,17 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float) -> FittedSq
     sides = sides[sides < side - 2]
     if not len(sides):
         return None
-    across, lefts = _best_pairs(columns, c, sides, CENTRE_REACH * work)
-    down, tops = _best_pairs(rows, c, sides, CENTRE_REACH * work)
-    total = across + down
+    total = np.full(len(sides), -np.inf)
+    if every_side_steps:
+        across, lefts = _best_pairs(columns, c, sides, CENTRE_REACH * work, both_step=True)
+        down, tops = _best_pairs(rows, c, sides, CENTRE_REACH * work, both_step=True)
+        total = across + down
+    if not np.isfinite(total).any():
+        # The strongest square, whether or not its every side steps up to the die: its strength
+        # says how weak the weakest is (a black die on a dark cloth, its sides hardly there).
+        across, lefts = _best_pairs(columns, c, sides, CENTRE_REACH * work)
+        down, tops = _best_pairs(rows, c, sides, CENTRE_REACH * work)
+        total = across + down
     if not np.isfinite(total).any():
         return None
     best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf) * (sides / work) ** BIGGER))
