@@ -143,6 +143,8 @@ def build_profile(
     fitted = fit(faces, kept, seed=seed)
     report = dict(fitted.report)
     report["unsure"] = [pair.to_json() for pair in unsure_pairs(fitted, kept)]
+    # A face of one photo is never read held out: nothing says how sure its reads are.
+    report["unchecked"] = [face.label for face in faces if not face.pips and len(kept[face.label]) == 1]
     return DieProfile(
         name=name, faces=tuple(faces), exemplars=kept, settings=fitted.settings, fit=report, finder=finder
     )
@@ -461,3 +463,52 @@ def build_from_labelled_frames(name: str, folder: Path, *, per_face: int = PER_F
         raise ProfileError(f"{str(folder)!r}: no labelled die was found where its label puts it")
     faces, _ = with_pip_faces(faces, crops, {label for label, entry in entries.items() if "pips" in entry})
     return build_profile(name, faces, crops, source=str(folder), seed=seed, finder=finder)
+
+
+#: Photos of a face that let the cross-check read some of them held out against the rest.
+CHECKED_SHOTS = 5
+
+
+def report_notes(profile: DieProfile) -> list[str]:
+    """What a player is told about a profile just built, line by line (the command line and the
+    table app's calibration say the same): photos left out and why, faces that may be in the wrong
+    folder or are read by their photos alone, faces of a single photo that nothing cross-checked,
+    and the faces the cross-check of the shots confused, with the shots that would help; lines
+    of a list are indented by two spaces."""
+    from vision.pip_set import is_pip_set
+
+    notes: list[str] = []
+    if is_pip_set(profile.faces):
+        notes.append("six pip faces, one for each number: read at the table as any pip dice are, named as this set names its faces")
+    unread = numbered_faces_without_pips(profile)
+    if unread:
+        notes.append(f"note: {unread}")
+    fitted = profile.fit
+    for left_out in fitted.get("left_out", ()):
+        notes.append(f"left out (face {left_out['face']!r}): {left_out['why']}")
+    for misfiled in fitted.get("misfiled", ()):
+        notes.append(f"note: {misfiled['photo']!r} (face {misfiled['face']!r}) reads as {misfiled['reads']} pips: is it in the right folder?")
+    unchecked = [str(label) for label in fitted.get("unchecked", ())]
+    if unchecked:
+        listed = ", ".join(repr(label) for label in unchecked)
+        notes.append(
+            f"not cross-checked: {listed} {'has' if len(unchecked) == 1 else 'have'} one photo each, so how sure a read of "
+            f"{'it' if len(unchecked) == 1 else 'them'} is cannot be told; {CHECKED_SHOTS - 1} more photos of each would let the tray check"
+        )
+    pip_faces = {face.label for face in profile.faces if face.pips}
+    pairs = [UnsurePair.from_json(entry) for entry in fitted.get("unsure", ())]
+    # Two pip faces are read by counting their pips; their photos decide only a die whose pips
+    # cannot be counted, where the reader says unreadable anyway.
+    by_pips = [pair for pair in pairs if set(pair.faces) <= pip_faces]
+    pairs = [pair for pair in pairs if pair not in by_pips]
+    if by_pips:
+        notes.append(
+            f"pip faces are read by counting their pips (the cross-check of their photos confused {len(by_pips)} pairs of them, "
+            "which matters only where the pips cannot be counted)"
+        )
+    if pairs:
+        notes.append("hard to tell apart (a die showing one of these may be read as either, and then asked for when it matters):")
+        notes.extend(f"  {pair.describe()}" for pair in pairs)
+    elif not by_pips and not unchecked:
+        notes.append("every face told apart from every other in the cross-check of the shots")
+    return notes

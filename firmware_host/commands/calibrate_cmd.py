@@ -87,43 +87,11 @@ def run_die(args: argparse.Namespace) -> int:
         symbol = f" symbol {face.symbol}" if face.symbol else ""
         pips = " (pips)" if face.pips else ""
         print(f"  {face.label}: {face.value}{symbol}{pips}, {len(profile.exemplars.get(face.label, ()))} examples")
-    from calibration.build import numbered_faces_without_pips
-    from vision.pip_set import is_pip_set
+    from calibration.build import report_notes
 
-    if is_pip_set(profile.faces):
-        print("  six pip faces, one for each number: read at the table as any pip dice are, named as this set names its faces")
-
-    unread = numbered_faces_without_pips(profile)
-    if unread:
-        print(f"  note: {unread}")
-    for left_out in profile.fit.get("left_out", ()):
-        print(f"  left out (face {left_out['face']!r}): {left_out['why']}")
-    for misfiled in profile.fit.get("misfiled", ()):
-        print(f"  note: {misfiled['photo']!r} (face {misfiled['face']!r}) reads as {misfiled['reads']} pips: is it in the right folder?")
-    print_unsure(profile)
+    for note in report_notes(profile):
+        print(f"  {note}")
     return 0
-
-
-def print_unsure(profile: Any) -> None:
-    """Says which faces the profile may mix up: at the table such a die reads ``unreadable`` with
-    both faces as candidates, and is asked for only when the difference changes the roll."""
-    from calibration.build import UnsurePair
-
-    pip_faces = {face.label for face in profile.faces if face.pips}
-    pairs = [UnsurePair.from_json(entry) for entry in profile.fit.get("unsure", ())]
-    # Two pip faces are read by counting their pips; their photos decide only a die whose pips
-    # cannot be counted, where the reader says unreadable anyway.
-    by_pips = [pair for pair in pairs if set(pair.faces) <= pip_faces]
-    pairs = [pair for pair in pairs if pair not in by_pips]
-    if by_pips:
-        print(f"  pip faces are read by counting their pips (the cross-check of their photos confused {len(by_pips)} pairs of them, which matters only where the pips cannot be counted)")
-    if not pairs:
-        if not by_pips:
-            print("  every face told apart from every other in the cross-check of the shots")
-        return
-    print("  hard to tell apart (a die showing one of these may be read as either, and then asked for when it matters):")
-    for pair in pairs:
-        print(f"    {pair.describe()}")
 
 
 def _auto(args: argparse.Namespace) -> Any:

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.build import MAX_EXEMPLARS, build_profile, face_for, numbered_faces_without_pips, shot_from_image, with_pip_faces
+from calibration.build import MAX_EXEMPLARS, build_profile, face_for, report_notes, shot_from_image, with_pip_faces
 from calibration.finding import Shot
 from calibration.errors import ProfileError
 from calibration.paths import profiles_directory
@@ -173,17 +173,18 @@ class CalibrationWizard:
 
 
 def profile_report(profile: DieProfile, path: Path) -> dict[str, Any]:
-    """What the page shows once a profile is saved: where, its faces, how its held-out reads went."""
+    """What the page shows once a profile is saved: where, its faces, how its held-out reads went,
+    and what the command line says of it too (:func:`calibration.build.report_notes`: faces hard
+    to tell apart and the shots that would help, faces no photo cross-checked)."""
     fit = profile.fit
     right, reads = int(fit.get("held_out_right", 0)), int(fit.get("held_out_reads", 0))
-    unread = numbered_faces_without_pips(profile)
     return {
         "profile": profile.summary(),
         "path": str(path),
         "text": (
             f"saved die profile {profile.name!r} to {str(path)!r}: {len(profile.faces)} faces, "
             f"{profile.exemplar_count()} examples; held out {right}/{reads} read right; found by {profile.finder}"
-            + (f"; {unread}" if unread else "")
         ),
+        "notes": report_notes(profile),
         "use": f'set profile = "{profile.name}" in the config, or: dicetray read IMAGE --profile {profile.name}',
     }

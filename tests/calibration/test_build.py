@@ -117,6 +117,23 @@ def test_a_photo_with_no_die_is_left_out_and_named(tmp_path, make_hero_folder, c
     assert "left out (face 'heart-4'): " in capsys.readouterr().out
 
 
+def test_faces_of_one_photo_are_built_and_said_to_be_unchecked(tmp_path, make_hero_folder, capsys):
+    """One photo a face builds a profile that reads the die, but nothing was cross-checked: the
+    report says so and what would help, never that every face was told apart."""
+    from calibration.build import report_notes
+    from firmware_host.cli import main
+
+    make_hero_folder(tmp_path, per_face=1)
+    profile = build_from_folder("barbarian", tmp_path)
+    labels = [face.label for face in DieDesign.barbarian().faces]
+    assert profile.fit["unchecked"] == labels and profile.fit["held_out_reads"] == 0
+    notes = report_notes(profile)
+    assert any(note.startswith("not cross-checked: 'sword-1', 'sword-2'") and "4 more photos of each" in note for note in notes), notes
+    assert not any("every face told apart" in note for note in notes)
+    assert main(["calibrate", "die", "barbarian", "--from", str(tmp_path)]) == 0
+    assert "  not cross-checked: 'sword-1'" in capsys.readouterr().out
+
+
 def test_a_face_none_of_whose_photos_shows_a_die_is_named(tmp_path, make_hero_folder):
     make_hero_folder(tmp_path, per_face=2)
     for photo in (tmp_path / "heart-5").iterdir():

@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
+from calibration.build import report_notes
 from calibration.profiles import load_profile
 from firmware_host.web import Pairing, TrayWeb
 from hardware.sim import DieDesign
@@ -75,6 +76,8 @@ def test_each_face_is_shot_from_the_camera_and_the_profile_is_built(client, toke
     assert "held out" in report["text"] and report["profile"]["finder"] in ("bodies", "pips+bodies")
     # The saved profile is a real one: it reads a new throw of the die.
     profile = load_profile("barbarian")
+    # The page says what the command line says of it (faces hard to tell apart, shots that would help).
+    assert report["notes"] == report_notes(profile) and report["notes"]
     assert [f.label for f in profile.faces] == list(faces)
     fresh = settled_face_frames(DieDesign.barbarian(), 1, seed=9)
     (die,) = profile.reader().read(fresh["heart-5"][0]).dice
