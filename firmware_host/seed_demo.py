@@ -4,9 +4,10 @@ Each roll is a frame of the simulated tray (:func:`hardware.sim.render.render_tr
 Battle Dice with pips, read by the product's reader (:class:`vision.reader.DiceReader`), or Dice
 Masters dice whose faces are artwork (a glyph per energy type, a star for a character face),
 which the tray reads from a calibrated profile; the simulator's truth stands in for that profile
-here, as it does for the body colour of each die (the reader gives no colour yet). The players'
-choices are button presses on the game's menus (SELECT to the choice, NEXT), picked from a seeded
-generator, so a seed always plays the same game. Every display frame is written as a PNG and the
+here (at the demo's 40 px a die, corner numbers are misread about one read in ten:
+docs/dice-masters.md), and for the body colour of those dice, which the reader measures for the
+Battle Dice it reads. The players' choices are button presses on the game's menus (SELECT to the
+choice, NEXT), picked from a seeded generator, so a seed always plays the same game. Every display frame is written as a PNG and the
 game's record is left as ``DIR/game.dtr``.
 """
 
