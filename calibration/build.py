@@ -491,10 +491,12 @@ def report_notes(profile: DieProfile) -> list[str]:
     unchecked = [str(label) for label in fitted.get("unchecked", ())]
     if unchecked:
         listed = ", ".join(repr(label) for label in unchecked)
-        notes.append(
-            f"not cross-checked: {listed} {'has' if len(unchecked) == 1 else 'have'} one photo each, so how sure a read of "
-            f"{'it' if len(unchecked) == 1 else 'them'} is cannot be told; {CHECKED_SHOTS - 1} more photos of each would let the tray check"
-        )
+        more = CHECKED_SHOTS - 1
+        if len(unchecked) == 1:
+            said = f"{listed} has one photo, so how sure a read of it is cannot be told; {more} more photos of it"
+        else:
+            said = f"{listed} have one photo each, so how sure a read of them is cannot be told; {more} more photos of each"
+        notes.append(f"not cross-checked: {said} would let the tray check")
     pip_faces = {face.label for face in profile.faces if face.pips}
     pairs = [UnsurePair.from_json(entry) for entry in fitted.get("unsure", ())]
     # Two pip faces are read by counting their pips; their photos decide only a die whose pips
