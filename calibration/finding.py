@@ -165,27 +165,22 @@ def locate_die(image: Crop, source: str, reader: LearnedReader | None = None) ->
     if min(h, w) < MIN_FRAME_SIDE:
         # too small to be read as it is: only the padded canvas could show its die
         raise ProfileError(f"{source!r}: no die found in a photo of {w}x{h} pixels, even padded; a calibration photo shows one die")
-    return _one(_as_is(image, reader), source)
-
-
-def _as_is(image: Crop, reader: LearnedReader) -> list[FoundDie]:
-    """The whole dice of the photo as it is, big ones too (:func:`vision.learned.find_big_dice`),
-    that the face network takes for dice (where it takes none, the one it doubts least, under
-    :data:`LONE_NOT_A_DIE`); a die found on a bigger one (a pip, a part of an emblem, a corner
-    number) is part of it."""
-    return _dice_of(image, reader, reader.min_score)
+    return _one(_dice_in(image, reader, reader.min_score), source)
 
 
 def _weakly_found(image: Crop, reader: LearnedReader) -> FoundDie | None:
     """The photo's die among the detector's finds down to :data:`WEAK_FIND`, if they make one die."""
     if min(image.shape[:2]) < MIN_FRAME_SIDE or reader.min_score <= WEAK_FIND:
         return None
-    found = _dice_of(image, reader, WEAK_FIND)
+    found = _dice_in(image, reader, WEAK_FIND)
     return found[0] if len(found) == 1 else None
 
 
-def _dice_of(image: Crop, reader: LearnedReader, min_score: float) -> list[FoundDie]:
-    """:func:`_as_is` with the detector's finds of ``min_score`` or more."""
+def _dice_in(image: Crop, reader: LearnedReader, min_score: float) -> list[FoundDie]:
+    """The whole dice of the photo as it is that the detector scores ``min_score`` or more, big
+    ones too (:func:`vision.learned.find_big_dice`), and that the face network takes for dice
+    (where it takes none, the one it doubts least, under :data:`LONE_NOT_A_DIE`); a die found on a
+    bigger one (a pip, a part of an emblem, a corner number) is part of it."""
     h, w = image.shape[:2]
     halves = FrameHalves(image)
     found = find_dice(halves, reader.model.detect_raw, min_score) + find_big_dice(halves, reader.model.detect_raw, min_score)
