@@ -63,6 +63,12 @@ class Marker:
     corners: tuple[tuple[float, float], ...]
 
 
+#: The die side (px, top face) from which calibrated dice whose faces differ only in a corner
+#: number are read to the number (docs/calibration.md: at 48 px about 1 in 110 is not, at 40 px
+#: Dice Masters dice are misread about one read in ten).
+NUMBERS_NEED_SIDE = 60.0
+
+
 @dataclass(frozen=True, eq=False)
 class TrayProfile:
     """The empty tray: background image, region of interest, die size and corner markers."""
@@ -94,6 +100,18 @@ class TrayProfile:
         side = f"die side {self.die_side:.0f} px" if self.die_side else "die side not measured"
         seen = self.view_seen or SAID[self.view]
         return f"{w}x{h} frames, region {list(self.roi)}, {len(self.markers)} ArUco markers, {side}; {seen}: {_READ[self.view]}"
+
+    def notes(self) -> list[str]:
+        """What the owner should know of the tray as calibrated: dice too small in its frames for
+        the small numbers of custom dice (docs/calibration.md, Limits)."""
+        if 0 < self.die_side < NUMBERS_NEED_SIDE:
+            w, h = self.frame_size
+            return [
+                f"dice are {self.die_side:.0f} px across in these {w}x{h} frames: pip dice read well, but custom dice whose "
+                f"faces differ in a small number want {NUMBERS_NEED_SIDE:.0f} px or more (bigger [frames] in the config, "
+                "or the camera nearer the tray), or they are read as their symbol and asked for the number"
+            ]
+        return []
 
     def summary(self) -> dict[str, Any]:
         return {

@@ -152,4 +152,6 @@ def run_tray(args: argparse.Namespace) -> int:
     profile = calibrate_tray_from_files(args.name, args.images, args.dice)
     folder = save_tray_profile(profile, overwrite=args.force)
     print(f"saved tray profile {profile.name!r} to {str(folder)!r}: {profile.describe()}")
+    for note in profile.notes():
+        print(f"  note: {note}")
     return 0

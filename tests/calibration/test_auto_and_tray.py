@@ -253,3 +253,29 @@ def test_asking_at_a_prompt(emblem_clusters):
     assert names[2] is None
     assert [names[n].value for n in (3, 4, 5, 6)] == [2, 3, 4, 5] and names[6].symbol == "star"
     assert len(said) == 1 and "x" in said[0]  # a bad number is said, then the face asked again
+
+
+def test_a_tray_whose_dice_are_small_says_what_small_numbers_need(tmp_path, capsys, monkeypatch):
+    """Dice 30 px across in the tray's frames: pip dice read well, but a custom set's corner
+    numbers want 60 px; the tray calibration says so, and what to change. Dice 60 px across: nothing to say."""
+    from calibration.tray import NUMBERS_NEED_SIDE
+
+    rng = np.random.default_rng(5)
+    monkeypatch.setenv("DICETRAY_STATE_DIR", str(tmp_path / "state"))
+    for die_px, small in ((30.0, True), (60.0, False)):
+        same = {"background": FELT, "tilt_deg": 0, "die_px": die_px, "lighting": Lighting(), "optics": Optics()}
+        empty = render_tray(random_scene(rng, 0, **same), rng).frame
+        with_dice = [render_tray(random_scene(rng, 3, designs=[DieDesign.pips()], styles=[DieStyle()], **same), rng).frame for _ in range(2)]
+        profile = calibrate_tray("tray", [empty], with_dice)
+        assert (0 < profile.die_side < NUMBERS_NEED_SIDE) == small, profile.die_side
+        notes = profile.notes()
+        assert bool(notes) == small
+        if small:
+            assert f"dice are {profile.die_side:.0f} px across in these 640x480 frames" in notes[0]
+            assert "want 60 px or more (bigger [frames] in the config, or the camera nearer the tray)" in notes[0]
+        cv2.imwrite(str(tmp_path / "empty.png"), empty)
+        cv2.imwrite(str(tmp_path / "dice.png"), with_dice[0])
+        name = f"tray{int(die_px)}"
+        assert main(["calibrate", "tray", "--name", name, "--from", str(tmp_path / "empty.png"), "--dice", str(tmp_path / "dice.png")]) == 0
+        assert ("note: dice are" in capsys.readouterr().out) == small
+    assert calibrate_tray("tray", [empty]).notes() == []  # no dice photographed: the die side is not known
