@@ -3,7 +3,8 @@
 From a few photos of the empty tray it learns the background (their per-pixel median), the
 region of interest (inside the ArUco markers at the tray's corners when there are any, else the
 whole frame) and, from photos with dice in them, the expected side of a die's top face in pixels
-and, where they show pip dice, which way the camera looks (:mod:`vision.view`).
+(the dice the learned reader finds, outlined against the empty tray) and, where they show pip dice, which way the camera looks
+(:mod:`vision.view`).
 It is saved like a die profile, in ``profiles_directory()/NAME/`` (default name ``tray``)::
 
     profile.json     {"format": "dicetray-tray-profile", "version": 1, "kind": "tray", "name": "tray",
@@ -45,7 +46,9 @@ from calibration.profiles import (
 )
 from vision.errors import ImageLoadError
 from vision.imageio import load_image
+from vision.learned import LearnedReader
 from vision.profile_reader import BodyDetector, TrayHint
+from vision.types import DieStatus
 from vision.view import SAID, View, camera_view
 
 Frame = npt.NDArray[np.uint8]
@@ -162,34 +165,79 @@ def _region(markers: Sequence[Marker], width: int, height: int) -> tuple[int, in
     return (x0, y0, x1 - x0, y1 - y0)
 
 
-def calibrate_tray(name: str, empty: Sequence[Frame], with_dice: Iterable[Frame] = ()) -> TrayProfile:
+def calibrate_tray(
+    name: str, empty: Sequence[Frame], with_dice: Iterable[Frame] = (), *, empty_names: Sequence[str] = ()
+) -> TrayProfile:
     """A tray profile from frames of the empty tray (and, to measure dice and tell the camera's
-    view, frames with dice).
+    view, frames with dice). ``empty_names``: what to call the empty frames in an error (their
+    files), else their places ("empty-tray photo 2").
 
-    :raises ProfileError: no frames, or frames of different sizes.
+    :raises ProfileError: no frames, frames of different sizes, or an "empty" frame with dice in it.
     """
     check_name(name)
     if not empty:
         raise ProfileError("tray calibration needs at least one photo of the empty tray")
+    names = list(empty_names) if len(empty_names) == len(empty) else [f"empty-tray photo {i + 1}" for i in range(len(empty))]
     shape = empty[0].shape
     for index, frame in enumerate(empty):
         if frame.shape != shape:
-            raise ProfileError(f"empty-tray photo {index + 1} is {frame.shape[1]}x{frame.shape[0]}, the first is {shape[1]}x{shape[0]}")
+            raise ProfileError(f"{names[index]} is {frame.shape[1]}x{frame.shape[0]}, the first is {shape[1]}x{shape[0]}")
+    reader = LearnedReader()
+    for frame, called in zip(empty, names):
+        dice = _dice_on_empty_tray(frame, reader)
+        if dice:
+            raise ProfileError(
+                f"{called} shows {dice} {'die' if dice == 1 else 'dice'}: the empty-tray photos are the tray with nothing in it "
+                "(the dice found against it later are what differs from them)"
+            )
     background: Frame = np.median(np.stack(empty), axis=0).astype(np.uint8)
     markers = find_markers(background)
     roi = _region(markers, shape[1], shape[0])
-    sides: list[float] = []
-    detector = BodyDetector(TrayHint(background, roi))
     dice_frames = list(with_dice)
     for frame in dice_frames:
         if frame.shape != shape:
             raise ProfileError(f"a photo with dice is {frame.shape[1]}x{frame.shape[0]}, the empty tray {shape[1]}x{shape[0]}")
-        for candidate in detector.find(frame):
-            quad = np.array(candidate.quad)
-            sides.append(float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))))
-    die_side = float(np.median(sides)) if sides else 0.0
+    die_side = _die_side(dice_frames, BodyDetector(TrayHint(background, roi)), reader) if dice_frames else 0.0
     finding = camera_view(dice_frames)
     return TrayProfile(name, background, roi, die_side, markers, view=finding.view, view_seen=finding.describe())
+
+
+def _dice_on_empty_tray(frame: Frame, reader: LearnedReader) -> int:
+    """How many dice the learned reader finds in a photo of the empty tray, leaving out what lies
+    on an ArUco marker (a marker's black and white square can pass for a die's face)."""
+    boxes = [np.array(m.corners) for m in find_markers(frame)]
+    on_marker = [(b.min(axis=0), b.max(axis=0)) for b in boxes]
+    count = 0
+    for die in reader.read(frame).dice:
+        x, y, w, h = die.box
+        centre = np.array([x + w / 2, y + h / 2])
+        if not any(bool(np.all(low <= centre) and np.all(centre <= high)) for low, high in on_marker):
+            count += 1
+    return count
+
+
+def _die_side(frames: Sequence[Frame], detector: BodyDetector, reader: LearnedReader) -> float:
+    """The median side (px) of the dice's top faces in ``frames`` (0 for none found).
+
+    Each die body the body finder outlines against the empty tray counts where the learned reader
+    (which finds dice whatever their faces show, and needs no background) finds a die there of
+    about its size; where no body is confirmed so, the learned reader's own faces count. Alone,
+    the body finder took pips for dice where the light had changed since the empty photos (15 px
+    for dice 60 px across on a light tray), and the profile then hid the real dice from it and
+    offered it pips; the learned reader alone sizes some dice up to 1.4 times too big."""
+    bodies: list[float] = []
+    faces: list[float] = []
+    for frame in frames:
+        found = [d.box for d in reader.read(frame).dice if d.status in (DieStatus.OK, DieStatus.UNREADABLE)]
+        faces += [(w + h) / 2.0 for _x, _y, w, h in found]
+        for candidate in detector.find(frame):
+            quad = np.array(candidate.quad)
+            side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+            cx, cy = quad.mean(axis=0)
+            if any(x <= cx <= x + w and y <= cy <= y + h and 0.5 * w <= side <= 1.5 * w for x, y, w, h in found):
+                bodies.append(side)
+    sides = bodies or faces
+    return float(np.median(sides)) if sides else 0.0
 
 
 def _load_all(paths: Sequence[str | os.PathLike[str]], what: str) -> list[Frame]:
@@ -206,7 +254,10 @@ def calibrate_tray_from_files(
     name: str, empty: Sequence[str | os.PathLike[str]], with_dice: Sequence[str | os.PathLike[str]] = ()
 ) -> TrayProfile:
     """:func:`calibrate_tray` from image files; a bad file is named."""
-    return calibrate_tray(name, _load_all(empty, "empty-tray photo"), _load_all(with_dice, "photo with dice"))
+    return calibrate_tray(
+        name, _load_all(empty, "empty-tray photo"), _load_all(with_dice, "photo with dice"),
+        empty_names=[f"empty-tray photo {str(path)!r}" for path in empty],
+    )  # fmt: skip
 
 
 def save_tray_profile(profile: TrayProfile, folder: str | os.PathLike[str] | None = None, *, overwrite: bool = False) -> Path:

@@ -109,3 +109,39 @@ def test_eval_overhead_reads_without_the_pip_check(tmp_path: Path, capsys: pytes
     assert checked["precision"] == 1.0 and unchecked["precision"] < 1.0
     assert main(["eval", str(tmp_path), "--overhead", "--profile", "any"]) == 2
     assert "--overhead is for plain pip dice" in capsys.readouterr().err
+
+
+
+@pytest.mark.skipif(not REAL_D6.is_dir(), reason="real-d6 photos not present")
+def test_empty_tray_photos_with_dice_in_them_are_named_and_the_old_profile_stays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real photos of rolls given as the empty tray: their median is a tray with the ghosts of
+    dice, against which the body finder finds no die at all. The photo with dice is named."""
+    empty, with_dice = _tray_photos(0)
+    save_tray_profile(calibrate_tray("tray", [empty], with_dice))
+    before = (load_tray_profile().background.copy(), load_tray_profile().die_side)
+    names = sorted(p.name for p in REAL_D6.glob("*.jpg"))[59::60][:3]
+    code = main(["calibrate", "tray", "--force", "--from", *(str(REAL_D6 / n) for n in names), "--dice", str(REAL_D6 / "valid_71.jpg")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"empty-tray photo {str(REAL_D6 / names[0])!r} shows 1 die: the empty-tray photos are the tray with nothing in it" in err
+    after = load_tray_profile()
+    assert np.array_equal(after.background, before[0]) and after.die_side == before[1]
+
+
+def test_a_tray_whose_light_changed_since_its_empty_photos_still_sizes_its_dice() -> None:
+    """A light wooden tray photographed empty at a quarter more exposure than the dice: against
+    that background alone the body finder measured pips (15 px) for dice 60 px across, and the
+    profile then let it take pips for dice. Confirmed by the learned reader's finds, the size holds."""
+    from hardware.sim import DieDesign, DieStyle, Lighting, Optics
+    from vision.profile_reader import BodyDetector
+
+    wood = Background("plain", (150, 190, 215), 8)
+    rng = np.random.default_rng(3)
+    same = {"background": wood, "tilt_deg": 0, "die_px": 60, "optics": Optics()}
+    dice = {"designs": [DieDesign.pips()], "styles": [DieStyle()], "lighting": Lighting()}
+    with_dice = [render_tray(random_scene(rng, 3, **dice, **same), rng).frame for _ in range(2)]
+    empty = render_tray(random_scene(rng, 0, lighting=Lighting(exposure=1.25), **same), rng).frame
+    profile = calibrate_tray("tray", [empty], with_dice)
+    assert 50 <= profile.die_side <= 80, profile.die_side
+    test = render_tray(random_scene(rng, 4, **dice, **same), rng).frame
+    assert all(max(c.box[2], c.box[3]) > 40 for c in BodyDetector(profile.hint()).find(test))  # dice, not pips
