@@ -54,12 +54,24 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     tray = kinds.add_parser(
         "tray",
         help="learn the empty tray",
-        description="Learn the empty tray: background, region of interest, ArUco corner markers, die size.",
+        description=(
+            "Learn the empty tray: background, region of interest, ArUco corner markers, die size and which "
+            "way the camera looks. From photos (--from IMAGE... --dice IMAGE...) or with the tray's camera "
+            "(--camera, at the config's frame size): photos of the empty tray, then settled rolls of pip dice."
+        ),
     )
-    tray.add_argument("--from", dest="images", nargs="+", required=True, metavar="IMAGE", type=Path,
-                      help="photos of the empty tray (several: their median is used)")
+    tray_source = tray.add_mutually_exclusive_group(required=True)
+    tray_source.add_argument("--from", dest="images", nargs="+", metavar="IMAGE", type=Path,
+                             help="photos of the empty tray (several: their median is used)")
+    tray_source.add_argument(
+        "--camera", nargs="?", const="", metavar="SPEC",
+        help="take the photos with this camera (sim[:SEED], usb:N, picamera, replay:DIR; default: the config's camera)",
+    )
     tray.add_argument("--dice", nargs="*", default=[], metavar="IMAGE", type=Path,
-                      help="photos of the tray with dice in it, to measure the die size and, with pip dice, tell which way the camera looks")
+                      help="photos of the tray with dice in it, to measure the die size and, with pip dice, tell which way the camera looks (--from)")
+    tray.add_argument("--rolls", type=int, default=3, metavar="N",
+                      help="settled rolls of pip dice to take after the empty tray (--camera; default 3, 0 for none)")
+    tray.add_argument("--config", metavar="FILE", help="TOML config file: its camera and frame size (--camera)")
     tray.add_argument("--name", default="tray", help="profile name (default: tray)")
     tray.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
     tray.set_defaults(handler=run_tray)
@@ -146,12 +158,68 @@ def _live_clustering(args: argparse.Namespace, sheets: Path) -> Any:
     return cluster_frames(frames, args.faces, sheets)
 
 
+#: Frames of the empty tray taken from a camera (their median is the background), after
+#: :data:`CAMERA_SETTLING` frames left for its exposure to settle and stale buffers to drain.
+EMPTY_FRAMES = 5
+CAMERA_SETTLING = 6
+
+
 def run_tray(args: argparse.Namespace) -> int:
+    from calibration.paths import profiles_directory
     from calibration.tray import calibrate_tray_from_files, save_tray_profile
 
-    profile = calibrate_tray_from_files(args.name, args.images, args.dice)
+    target = profiles_directory() / args.name
+    if target.exists() and not args.force:
+        # Said before any photo is taken: the owner's rolls are not to be thrown away.
+        raise UsageError(f"tray profile {args.name!r} exists already at {str(target)!r}; pass --force to replace it")
+    if args.camera is not None:
+        if args.dice:
+            raise UsageError("--dice names photos; with --camera the dice are rolled in front of the camera (--rolls N)")
+        profile = _tray_from_camera(args)
+    else:
+        profile = calibrate_tray_from_files(args.name, args.images, args.dice)
     folder = save_tray_profile(profile, overwrite=args.force)
     print(f"saved tray profile {profile.name!r} to {str(folder)!r}: {profile.describe()}")
     for note in profile.notes():
         print(f"  note: {note}")
     return 0
+
+
+def _tray_from_camera(args: argparse.Namespace) -> Any:
+    """A tray profile from the tray's camera at the config's frame size (the size the service
+    reads, so the profile serves it): :data:`EMPTY_FRAMES` frames of the empty tray, then
+    ``--rolls`` settled rolls of pip dice."""
+    from calibration.auto import settled_frames
+    from calibration.tray import calibrate_tray
+    from firmware_host.config import load_config
+    from hardware.camera import ReplayFinished, open_camera
+
+    if args.rolls < 0:
+        raise UsageError(f"--rolls {args.rolls!r}: take 0 or more rolls")
+    config = load_config(args.config)
+    spec = args.camera or str(config.camera)
+    frames = config.frames
+    camera = open_camera(spec, width=frames.width, height=frames.height, fps=frames.fps)
+    empty: list[Any] = []
+    dice: list[Any] = []
+    try:
+        if sys.stdin.isatty():
+            input(f"take everything out of the tray under {spec!r}, then press Enter: ")
+        for _ in range(CAMERA_SETTLING):
+            camera.read()
+        empty = [camera.read() for _ in range(EMPTY_FRAMES)]
+        print(f"took {len(empty)} photos of the empty tray ({empty[0].shape[1]}x{empty[0].shape[0]})")
+        if args.rolls:
+            print(f"now roll pip dice into the tray {args.rolls} times; each roll is taken once the dice lie still")
+            try:
+                for frame in settled_frames(camera, args.rolls, fps=frames.fps):
+                    dice.append(frame)
+                    print(f"  roll {len(dice)}/{args.rolls} taken", flush=True)
+            except ReplayFinished:
+                pass  # a recording holds what it holds
+            if len(dice) < args.rolls:
+                print(f"  warning: the camera gave only {len(dice)} settled rolls of {args.rolls}")
+    finally:
+        camera.close()
+    called = [f"empty-tray frame {i + 1} from camera {spec!r}" for i in range(len(empty))]
+    return calibrate_tray(args.name, empty, dice, empty_names=called)

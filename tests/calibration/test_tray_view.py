@@ -145,3 +145,34 @@ def test_a_tray_whose_light_changed_since_its_empty_photos_still_sizes_its_dice(
     assert 50 <= profile.die_side <= 80, profile.die_side
     test = render_tray(random_scene(rng, 4, **dice, **same), rng).frame
     assert all(max(c.box[2], c.box[3]) > 40 for c in BodyDetector(profile.hint()).find(test))  # dice, not pips
+
+
+def test_calibrating_the_tray_with_its_camera_takes_the_empty_tray_then_rolls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`calibrate tray --camera`: the config's camera at the config's frame size (the size the
+    service reads), five frames of the empty tray, then settled rolls of pip dice."""
+    config = tmp_path / "config.toml"
+    config.write_text('camera = "sim:3"\n\n[frames]\nwidth = 800\nheight = 600\n')
+    assert main(["calibrate", "tray", "--camera", "--config", str(config), "--rolls", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "took 5 photos of the empty tray (800x600)" in out and "roll 2/2 taken" in out
+    profile = load_tray_profile()
+    assert profile.frame_size == (800, 600) and profile.view is View.OVERHEAD and profile.die_side > 40
+    # a profile of that name is not replaced unless asked, and that is said before the camera opens
+    assert main(["calibrate", "tray", "--camera", "usb:97"]) == 2
+    assert "tray profile 'tray' exists already" in capsys.readouterr().err
+    assert main(["calibrate", "tray", "--name", "other", "--camera", "sim:3", "--dice", "x.png"]) == 2
+    assert "--dice names photos" in capsys.readouterr().err
+
+
+def test_a_camera_that_shows_dice_for_the_empty_tray_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, with_dice = _tray_photos(0)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(12):
+        cv2.imwrite(str(frames / f"{i:03d}.png"), with_dice[i % len(with_dice)])
+    assert main(["calibrate", "tray", "--camera", f"replay:{frames}", "--rolls", "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"empty-tray frame 1 from camera 'replay:{frames}' shows " in err and " dice: the empty-tray photos are the tray with nothing in it" in err
+    from calibration.paths import profiles_directory
+
+    assert not (profiles_directory() / "tray").exists()
