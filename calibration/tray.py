@@ -66,6 +66,9 @@ class Marker:
     corners: tuple[tuple[float, float], ...]
 
 
+#: Frames of the empty tray a camera takes for a tray profile (their median is the background).
+EMPTY_SHOTS = 5
+
 #: The die side (px, top face) from which calibrated dice whose faces differ only in a corner
 #: number are read to the number (docs/calibration.md: at 48 px about 1 in 110 is not, at 40 px
 #: Dice Masters dice are misread about one read in ten).
@@ -184,7 +187,7 @@ def calibrate_tray(
             raise ProfileError(f"{names[index]} is {frame.shape[1]}x{frame.shape[0]}, the first is {shape[1]}x{shape[0]}")
     reader = LearnedReader()
     for frame, called in zip(empty, names):
-        dice = _dice_on_empty_tray(frame, reader)
+        dice = dice_on_empty_tray(frame, reader)
         if dice:
             raise ProfileError(
                 f"{called} shows {dice} {'die' if dice == 1 else 'dice'}: the empty-tray photos are the tray with nothing in it "
@@ -202,9 +205,10 @@ def calibrate_tray(
     return TrayProfile(name, background, roi, die_side, markers, view=finding.view, view_seen=finding.describe())
 
 
-def _dice_on_empty_tray(frame: Frame, reader: LearnedReader) -> int:
+def dice_on_empty_tray(frame: Frame, reader: LearnedReader | None = None) -> int:
     """How many dice the learned reader finds in a photo of the empty tray, leaving out what lies
     on an ArUco marker (a marker's black and white square can pass for a die's face)."""
+    reader = reader if reader is not None else LearnedReader()
     boxes = [np.array(m.corners) for m in find_markers(frame)]
     on_marker = [(b.min(axis=0), b.max(axis=0)) for b in boxes]
     count = 0

@@ -158,9 +158,8 @@ def _live_clustering(args: argparse.Namespace, sheets: Path) -> Any:
     return cluster_frames(frames, args.faces, sheets)
 
 
-#: Frames of the empty tray taken from a camera (their median is the background), after
-#: :data:`CAMERA_SETTLING` frames left for its exposure to settle and stale buffers to drain.
-EMPTY_FRAMES = 5
+#: Frames a camera gives before the empty tray's are taken: its exposure settles and stale
+#: buffers drain.
 CAMERA_SETTLING = 6
 
 
@@ -187,10 +186,10 @@ def run_tray(args: argparse.Namespace) -> int:
 
 def _tray_from_camera(args: argparse.Namespace) -> Any:
     """A tray profile from the tray's camera at the config's frame size (the size the service
-    reads, so the profile serves it): :data:`EMPTY_FRAMES` frames of the empty tray, then
+    reads, so the profile serves it): ``EMPTY_SHOTS`` frames of the empty tray, then
     ``--rolls`` settled rolls of pip dice."""
     from calibration.auto import settled_frames
-    from calibration.tray import calibrate_tray
+    from calibration.tray import EMPTY_SHOTS, calibrate_tray
     from firmware_host.config import load_config
     from hardware.camera import ReplayFinished, open_camera
 
@@ -207,7 +206,7 @@ def _tray_from_camera(args: argparse.Namespace) -> Any:
             input(f"take everything out of the tray under {spec!r}, then press Enter: ")
         for _ in range(CAMERA_SETTLING):
             camera.read()
-        empty = [camera.read() for _ in range(EMPTY_FRAMES)]
+        empty = [camera.read() for _ in range(EMPTY_SHOTS)]
         print(f"took {len(empty)} photos of the empty tray ({empty[0].shape[1]}x{empty[0].shape[0]})")
         if args.rolls:
             print(f"now roll pip dice into the tray {args.rolls} times; each roll is taken once the dice lie still")

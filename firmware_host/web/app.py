@@ -25,6 +25,10 @@ WebSocket stream of game and tray events, the camera as MJPEG and as snapshots, 
 ``POST /api/v1/calibration/shots``  ``{"label"}``: shoot that face with the camera        token
 ``POST /api/v1/calibration/drop``   ``{"label"}``: take that face's last shot back        token
 ``POST /api/v1/calibration/build``  ``{"replace"}``: build and save the profile, report    token
+``GET  /api/v1/calibration/tray``   the tray's shots so far (empty, with dice), or null   read
+``POST /api/v1/calibration/tray/empty`` ``{"name"}``: shoot the empty tray (five frames)   token
+``POST /api/v1/calibration/tray/dice``  shoot the tray with pip dice rolled into it        token
+``POST /api/v1/calibration/tray/build`` ``{"replace"}``: save the tray profile, report     token
 ==================================  ===================================================  ==========
 
 "read" is open unless ``read_needs_pairing``; then it takes a token like a write (as
@@ -370,6 +374,71 @@ def build_app(web: Any) -> ASGIApp:
     async def calibration_build(request: Request) -> Response:
         return await calibration_step(request, build_wizard_profile, 201)
 
+    async def tray_state(request: Request) -> Response:
+        refused = read_refusal(request)
+        if refused is not None:
+            return refused
+        shots = web.tray_shots
+        return JSONResponse({"tray": shots.to_json() if shots is not None else None})
+
+    async def tray_step(request: Request, step: Any, status: int = 201) -> Response:
+        """A write to the tray's calibration: ``step(body)`` on a worker thread (it grabs frames
+        and reads them); a profile error is a 422 naming the problem."""
+        from calibration.errors import ProfileError
+
+        body = await write_body(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            result = await asyncio.to_thread(step, body)
+        except ProfileError as error:
+            return _problem(422, str(error))
+        return result if isinstance(result, Response) else JSONResponse(result, status_code=status)
+
+    def shoot_empty_tray(body: dict[str, Any]) -> Any:
+        from calibration.tray import DEFAULT_TRAY, EMPTY_SHOTS
+        from firmware_host.web.calibrate import TrayShots
+
+        name = body.get("name") or DEFAULT_TRAY
+        shots = web.tray_shots if web.tray_shots is not None and web.tray_shots.name == name else TrayShots(str(name))
+        frames = []
+        for _ in range(EMPTY_SHOTS):
+            frame = web.grab_frame(2.0)
+            if frame is None:
+                return _problem(503, "no camera frame came in 2 s: is the camera on?")
+            frames.append(frame)
+        shots.shoot_empty(frames)
+        web.tray_shots = shots
+        return {"tray": shots.to_json()}
+
+    def shoot_tray_dice(body: dict[str, Any]) -> Any:
+        shots = web.tray_shots
+        if shots is None:
+            return _problem(409, "shoot the empty tray first: POST /api/v1/calibration/tray/empty")
+        frame = web.grab_frame(2.0)
+        if frame is None:
+            return _problem(503, "no camera frame came in 2 s: is the camera on?")
+        dice = shots.shoot_dice(frame)
+        return {"dice_seen": dice, "tray": shots.to_json()}
+
+    def build_tray_profile(body: dict[str, Any]) -> Any:
+        from firmware_host.web.calibrate import tray_report
+
+        shots = web.tray_shots
+        if shots is None:
+            return _problem(409, "shoot the empty tray first: POST /api/v1/calibration/tray/empty")
+        profile, path = shots.build(replace=body.get("replace") is True)
+        return tray_report(profile, path)
+
+    async def tray_empty(request: Request) -> Response:
+        return await tray_step(request, shoot_empty_tray)
+
+    async def tray_dice(request: Request) -> Response:
+        return await tray_step(request, shoot_tray_dice)
+
+    async def tray_build(request: Request) -> Response:
+        return await tray_step(request, build_tray_profile)
+
     async def heroes(request: Request) -> Response:
         from rules.dicethrone.heroes import all_heroes
 
@@ -394,6 +463,10 @@ def build_app(web: Any) -> ASGIApp:
         Route("/api/v1/calibration/shots", calibration_shot, methods=["POST"]),
         Route("/api/v1/calibration/drop", calibration_drop, methods=["POST"]),
         Route("/api/v1/calibration/build", calibration_build, methods=["POST"]),
+        Route("/api/v1/calibration/tray", tray_state, methods=["GET"]),
+        Route("/api/v1/calibration/tray/empty", tray_empty, methods=["POST"]),
+        Route("/api/v1/calibration/tray/dice", tray_dice, methods=["POST"]),
+        Route("/api/v1/calibration/tray/build", tray_build, methods=["POST"]),
         Route("/api/v1/camera/stream.mjpg", CameraStream(web, may_read)),
         Route("/api/v1/pair", pair, methods=["POST"]),
         Route("/api/v1/buttons", buttons, methods=["POST"]),
@@ -644,6 +717,16 @@ def openapi_description() -> dict[str, Any]:
                 "build the profile from the shots and save it; the report says where and how its held-out reads went",
                 "CalibrationBuild", "201",
             ),
+            "/api/v1/calibration/tray": read("the tray's calibration under way: its name and the shots taken of the empty tray and with dice, or null"),
+            "/api/v1/calibration/tray/empty": calibration_write(
+                "shoot the empty tray: five camera frames, refused where a die is in one", "TrayName", "201"
+            ),
+            "/api/v1/calibration/tray/dice": calibration_write(
+                "shoot the tray with pip dice rolled into it: they size the dice and tell which way the camera looks", "Empty", "201"
+            ),
+            "/api/v1/calibration/tray/build": calibration_write(
+                "build the tray profile from the shots and save it; the tray takes it at its next start", "CalibrationBuild", "201"
+            ),
         },
         "components": {
             "securitySchemes": {"pairedToken": {"type": "http", "scheme": "bearer", "description": "from POST /api/v1/pair"}},
@@ -671,6 +754,8 @@ def openapi_description() -> dict[str, Any]:
                 },
                 "FaceLabel": {"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}},
                 "CalibrationBuild": {"type": "object", "properties": {"replace": {"type": "boolean", "description": "overwrite a saved profile of the name"}}},
+                "TrayName": {"type": "object", "properties": {"name": {"type": "string", "description": "the tray profile's name (default: tray)"}}},
+                "Empty": {"type": "object"},
                 "FairnessReport": {
                     "type": "object",
                     "properties": {

@@ -1,6 +1,7 @@
 """The table app's calibration wizard: a die set's faces shot one by one with the live camera, then
 built into a die profile and saved, through the calibration package's public functions
-(:func:`calibration.build.build_profile`, :func:`calibration.profiles.save_profile`).
+(:func:`calibration.build.build_profile`, :func:`calibration.profiles.save_profile`); and the tray
+shot empty and with dice, saved as the tray profile (:class:`TrayShots`).
 
 Faces are written as a player says them, separated by spaces or commas: ``1`` to ``6`` count as
 themselves; ``sword-1`` counts 1 with the symbol ``sword`` (the labels' usual shape,
@@ -25,6 +26,8 @@ from calibration.finding import Shot
 from calibration.errors import ProfileError
 from calibration.paths import profiles_directory
 from calibration.profiles import DieProfile, check_label, check_name, save_profile
+from calibration.tray import DEFAULT_TRAY, TrayProfile, calibrate_tray, dice_on_empty_tray, save_tray_profile
+from vision.learned import LearnedReader
 from vision.profile_reader import CalibratedFace
 
 Frame = npt.NDArray[np.uint8]
@@ -187,4 +190,85 @@ def profile_report(profile: DieProfile, path: Path) -> dict[str, Any]:
         ),
         "notes": report_notes(profile),
         "use": f'set profile = "{profile.name}" in the config, or: dicetray read IMAGE --profile {profile.name}',
+    }
+
+
+class TrayShots:
+    """The tray being calibrated from the page (``dicetray calibrate tray --camera`` by hand):
+    shots of the empty tray, then shots of pip dice rolled into it, saved as the tray profile the
+    service takes at its next start (:func:`calibration.tray.calibrate_tray`).
+
+    :raises ProfileError: a bad profile name.
+    """
+
+    def __init__(self, name: str = DEFAULT_TRAY) -> None:
+        self.name = check_name(name)
+        self._empty: list[Frame] = []
+        self._dice: list[Frame] = []
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"TrayShots({self.name!r}, empty={len(self._empty)}, dice={len(self._dice)})"
+
+    def shoot_empty(self, frames: Sequence[Frame]) -> None:
+        """Keeps ``frames`` (:data:`~calibration.tray.EMPTY_SHOTS` of them, one after another) as
+        the empty tray, in the place of any taken before.
+
+        :raises ProfileError: a frame with a die in it (named by its place).
+        """
+        for index, frame in enumerate(frames):
+            dice = dice_on_empty_tray(frame)
+            if dice:
+                raise ProfileError(
+                    f"the tray is not empty: {dice} {'die' if dice == 1 else 'dice'} in shot {index + 1}; take everything out and shoot again"
+                )
+        with self._lock:
+            self._empty = list(frames)
+
+    def shoot_dice(self, frame: Frame) -> int:
+        """Keeps ``frame`` as a shot of pip dice in the tray; returns how many dice it shows.
+
+        :raises ProfileError: the empty tray is not shot yet, or no die is in the frame.
+        """
+        with self._lock:
+            if not self._empty:
+                raise ProfileError("shoot the empty tray first")
+        dice = len(LearnedReader().read(frame).dice)
+        if not dice:
+            raise ProfileError("no dice in this shot: roll a few pip dice into the tray, then shoot")
+        with self._lock:
+            self._dice.append(frame)
+        return dice
+
+    def build(self, *, replace: bool = False) -> tuple[TrayProfile, Path]:
+        """Builds the tray profile from the shots and saves it.
+
+        :raises ProfileError: no shot of the empty tray, or a tray profile of the name saved
+            already (unless ``replace``).
+        """
+        target = profiles_directory() / self.name
+        if target.exists() and not replace:
+            raise ProfileError(f"a tray profile {self.name!r} is saved already at {str(target)!r}; tick replace to overwrite it")
+        with self._lock:
+            empty, dice = list(self._empty), list(self._dice)
+        if not empty:
+            raise ProfileError("shoot the empty tray first")
+        names = [f"empty-tray shot {i + 1}" for i in range(len(empty))]
+        profile = calibrate_tray(self.name, empty, dice, empty_names=names)
+        return profile, save_tray_profile(profile, overwrite=replace)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "empty", "dice", "ready"}``: the shots taken of each kind."""
+        with self._lock:
+            return {"name": self.name, "empty": len(self._empty), "dice": len(self._dice), "ready": bool(self._empty)}
+
+
+def tray_report(profile: TrayProfile, path: Path) -> dict[str, Any]:
+    """What the page shows once a tray profile is saved: what the command line prints of it."""
+    return {
+        "profile": profile.summary(),
+        "path": str(path),
+        "text": f"saved tray profile {profile.name!r} to {str(path)!r}: {profile.describe()}",
+        "notes": profile.notes(),
+        "use": "the tray takes it at its next start (restart the service)",
     }

@@ -256,6 +256,8 @@ class TrayWeb:
         """The roll log whose game records the page lists and offers for download (None: none)."""
         self.wizard: Any = None
         """The calibration wizard under way on the page (a :class:`~firmware_host.web.calibrate.CalibrationWizard`), or None."""
+        self.tray_shots: Any = None
+        """The tray being calibrated on the page (a :class:`~firmware_host.web.calibrate.TrayShots`), or None."""
         self._grabs: list[queue.SimpleQueue[Frame]] = []
 
     @classmethod

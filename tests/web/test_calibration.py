@@ -3,6 +3,7 @@ live camera, the profile built and saved by the calibration package, and every r
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -117,4 +118,67 @@ def test_a_shot_without_a_camera_frame_says_so(client, token) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     client.post("/api/v1/calibration", json={"name": "pips", "faces": "1 2 3 4 5 6"}, headers=auth)
     refused = client.post("/api/v1/calibration/shots", json={"label": "3"}, headers=auth)
+    assert refused.status_code == 503 and "no camera frame" in refused.json()["error"]
+
+
+def _tray_with_pip_dice(seed: int) -> np.ndarray:
+    from hardware.sim import random_scene, render_tray
+
+    rng = np.random.default_rng(seed)
+    frame: np.ndarray = render_tray(random_scene(rng, 4, background=FELT, tilt_deg=0), rng).frame
+    return frame
+
+
+def test_the_tray_is_calibrated_from_the_page_and_saved_for_the_next_start(client, token, camera) -> None:
+    from calibration.tray import load_tray_profile
+
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.get("/api/v1/calibration/tray").json() == {"tray": None}
+    assert client.post("/api/v1/calibration/tray/empty", json={}).status_code == 401
+    empty = client.post("/api/v1/calibration/tray/empty", json={}, headers=auth)
+    assert empty.status_code == 201, empty.text
+    assert empty.json()["tray"] == {"name": "tray", "empty": 5, "dice": 0, "ready": True}
+    for n, seed in enumerate((1, 2), 1):
+        camera.frame = _tray_with_pip_dice(seed)
+        time.sleep(0.1)
+        shot = client.post("/api/v1/calibration/tray/dice", json={}, headers=auth)
+        assert shot.status_code == 201, shot.text
+        assert shot.json()["dice_seen"] >= 3 and shot.json()["tray"]["dice"] == n
+    built = client.post("/api/v1/calibration/tray/build", json={}, headers=auth, timeout=60)
+    assert built.status_code == 201, built.text
+    report = built.json()
+    assert report["text"].startswith("saved tray profile 'tray' to ") and "the camera looks straight down" in report["text"]
+    assert report["use"] == "the tray takes it at its next start (restart the service)"
+    profile = load_tray_profile()
+    assert profile.frame_size == (640, 480) and profile.die_side > 30 and profile.view.value == "overhead"
+    assert report["notes"] == profile.notes()
+    again = client.post("/api/v1/calibration/tray/build", json={}, headers=auth, timeout=60)
+    assert again.status_code == 422 and "saved already" in again.json()["error"]
+    assert client.post("/api/v1/calibration/tray/build", json={"replace": True}, headers=auth, timeout=60).status_code == 201
+
+
+def test_the_tray_calibration_names_what_is_wrong(client, token, camera) -> None:
+    auth = {"Authorization": f"Bearer {token}"}
+    early = client.post("/api/v1/calibration/tray/dice", json={}, headers=auth)
+    assert early.status_code == 409 and "shoot the empty tray first" in early.json()["error"]
+    assert client.post("/api/v1/calibration/tray/build", json={}, headers=auth).status_code == 409
+    bad = client.post("/api/v1/calibration/tray/empty", json={"name": "My Tray!"}, headers=auth)
+    assert bad.status_code == 422 and "bad profile name 'My Tray!'" in bad.json()["error"]
+    camera.frame = _tray_with_pip_dice(3)
+    time.sleep(0.1)
+    full = client.post("/api/v1/calibration/tray/empty", json={}, headers=auth)
+    assert full.status_code == 422
+    assert re.match(r"the tray is not empty: \d+ dice in shot 1; take everything out and shoot again$", full.json()["error"])
+    assert client.get("/api/v1/calibration/tray").json() == {"tray": None}  # nothing kept
+    camera.frame = np.full((480, 640, 3), FELT.colour, np.uint8)
+    time.sleep(0.1)
+    assert client.post("/api/v1/calibration/tray/empty", json={}, headers=auth).status_code == 201
+    none = client.post("/api/v1/calibration/tray/dice", json={}, headers=auth)
+    assert none.status_code == 422 and "no dice in this shot" in none.json()["error"]
+    assert client.get("/api/v1/calibration/tray").json()["tray"]["dice"] == 0
+
+
+def test_shooting_the_tray_without_a_camera_frame_says_so(client, token) -> None:
+    auth = {"Authorization": f"Bearer {token}"}
+    refused = client.post("/api/v1/calibration/tray/empty", json={}, headers=auth)
     assert refused.status_code == 503 and "no camera frame" in refused.json()["error"]

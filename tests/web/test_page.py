@@ -318,6 +318,53 @@ def test_a_die_is_calibrated_face_by_face_from_the_page(browser, scene, tmp_path
     assert [f.label for f in load_profile("barbarian").faces] == list(faces)
 
 
+def test_the_tray_is_calibrated_from_the_page(browser, scene, tmp_path) -> None:
+    """Shoot the empty tray (a die left in it is named), then the tray with pip dice rolled in,
+    and save: the profile the service takes at its next start."""
+    import numpy as np
+
+    from calibration.tray import load_tray_profile
+    from hardware.sim import Background, random_scene, render_tray
+
+    frame, _ = scene
+    felt = Background("plain", (50, 80, 40), 5)
+    rng = np.random.default_rng(4)
+    empty = render_tray(random_scene(rng, 0, background=felt, tilt_deg=0), rng).frame
+    thrown = [render_tray(random_scene(rng, 4, background=felt, tilt_deg=0), rng).frame for _ in range(2)]
+    table = Table(offense_flow(), frame, tmp_path)
+    try:
+        context, page = open_page(browser, table)
+        pair(page, table)
+        assert page.is_disabled("#tray-dice") and page.is_disabled("#tray-build")
+        table.camera.show(thrown[0])  # the dice still lie there
+        page.wait_for_timeout(200)
+        page.click("#tray-empty")
+        page.wait_for_function("document.querySelector('#tray-error').textContent.startsWith('the tray is not empty')")
+        table.camera.show(empty)
+        page.wait_for_timeout(200)
+        page.click("#tray-empty")
+        page.wait_for_function("document.querySelector('#tray-prompt').textContent.startsWith('Empty tray shot (5 frames)')")
+        for n, shot in enumerate(thrown, 1):
+            table.camera.show(shot)
+            page.wait_for_timeout(200)
+            page.click("#tray-dice")
+            page.wait_for_function(f"document.querySelector('#tray-prompt').textContent.includes('({n} of 3 shots)')")
+        page.click("#tray-build")
+        page.wait_for_selector("#tray-report:not([hidden])", timeout=60000)
+        report = page.text_content("#tray-report")
+        assert report.startswith("saved tray profile 'tray'") and "the camera looks straight down" in report
+        assert report.endswith("the tray takes it at its next start (restart the service)")
+        if os.environ.get("DICETRAY_SCREENSHOTS"):
+            page.add_style_tag(content="header { position: static }")  # not stuck over the section
+            page.locator("#tray-cal").screenshot(path=str(SHOTS / "table-app-tray.png"))
+        page.click("#tray-build")  # again: saved already, and the page says so
+        page.wait_for_function("document.querySelector('#tray-error').textContent.includes('saved already')")
+        context.close()
+    finally:
+        table.close()
+    assert load_tray_profile().view.value == "overhead"
+
+
 def battle_dice_thrown():
     """The seed's example roll of Battle Dice thrown into the simulated tray (Ann's red 3, blue 4,
     green 6 on the left; Bob's yellow 2, purple 4, orange 6 on the right), both players reloaded:
