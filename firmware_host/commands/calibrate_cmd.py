@@ -35,7 +35,8 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
     source.add_argument("--from", dest="source", metavar="DIR", type=Path, help="folder of labelled face photos")
     source.add_argument("--auto", metavar="DIR", type=Path, help="folder of frames of free rolls")
     source.add_argument(
-        "--camera", metavar="SPEC", help="roll in front of this camera: sim[:SEED], usb:N, picamera, replay:DIR"
+        "--camera", nargs="?", const="", metavar="SPEC",
+        help="roll in front of this camera (sim[:SEED], usb:N, picamera, replay:DIR; default: the config's camera), at the config's frame size",
     )
     die.add_argument(
         "--faces", type=int, default=6, metavar="N", help="how many distinct faces the die has (--auto, --camera)"
@@ -48,6 +49,7 @@ def register(subparsers: "argparse._SubParsersAction[Any]") -> None:
         help="name the clusters from this TOML file instead of asking (--auto, --camera)",
     )
     die.add_argument("--sheets", metavar="DIR", type=Path, help="where to write the contact sheets (--auto, --camera)")
+    die.add_argument("--config", metavar="FILE", help="TOML config file: its camera and frame size (--camera)")
     die.add_argument("--force", action="store_true", help="replace a saved profile of the same name")
     die.set_defaults(handler=run_die)
 
@@ -116,8 +118,8 @@ def _auto(args: argparse.Namespace) -> Any:
         raise UsageError(f"--{'camera' if args.camera else 'auto'} needs --labels FILE when there is no terminal to ask at")
     sheets = args.sheets if args.sheets is not None else Path(f"{args.name}-clusters")
     if args.camera is not None:
-        clustering = _live_clustering(args, sheets)
-        source = f"camera {args.camera}"
+        clustering, spec = _live_clustering(args, sheets)
+        source = f"camera {spec}"
     else:
         clustering = cluster_folder(args.auto, args.faces, sheets)
         source = str(args.auto)
@@ -133,29 +135,44 @@ def _auto(args: argparse.Namespace) -> Any:
     return profile_from_clusters(args.name, clustering, names, source=source)
 
 
-def _live_clustering(args: argparse.Namespace, sheets: Path) -> Any:
-    """Clusters the top faces of ``--rolls`` settled rolls seen by ``--camera``."""
+def _live_clustering(args: argparse.Namespace, sheets: Path) -> tuple[Any, str]:
+    """Clusters the top faces of ``--rolls`` settled rolls seen by ``--camera`` (the config's
+    camera when no spec is given) at the config's frame size: the dice as the tray will read
+    them, so their shots are no sharper than the rolls they are matched with. Returns the
+    clustering and the camera's spec."""
     from calibration.auto import cluster_frames, settled_frames
-    from hardware.camera import ReplayFinished, open_camera
+    from hardware.camera import ReplayFinished
 
     if args.rolls < 1:
         raise UsageError(f"--rolls {args.rolls!r}: take at least one roll")
-    camera = open_camera(args.camera)
+    camera, spec, fps = _config_camera(args)
     try:
-        fps = float(getattr(camera, "fps", 30.0) or 30.0)
-        print(f"roll the dice {args.rolls} times in front of {args.camera!r}; each settled roll is taken")
+        print(f"roll the dice {args.rolls} times in front of {spec!r}; each settled roll is taken")
         frames = []
         try:
             for frame in settled_frames(camera, args.rolls, fps=fps):
                 frames.append(frame)
-                print(f"  roll {len(frames)}/{args.rolls} taken", flush=True)
+                print(f"  roll {len(frames)}/{args.rolls} taken ({frame.shape[1]}x{frame.shape[0]})", flush=True)
         except ReplayFinished:
             pass  # a recording holds what it holds: cluster the rolls it had
     finally:
         camera.close()
     if len(frames) < args.rolls:
         print(f"  warning: the camera gave only {len(frames)} settled rolls of {args.rolls}")
-    return cluster_frames(frames, args.faces, sheets)
+    return cluster_frames(frames, args.faces, sheets), spec
+
+
+def _config_camera(args: argparse.Namespace) -> tuple[Any, str, float]:
+    """The camera ``--camera`` names (the config's when it names none), opened at the config's
+    frame size and rate: the camera, its spec and its frames a second."""
+    from firmware_host.config import load_config
+    from hardware.camera import open_camera
+
+    config = load_config(args.config)
+    spec = args.camera or str(config.camera)
+    frames = config.frames
+    camera = open_camera(spec, width=frames.width, height=frames.height, fps=frames.fps)
+    return camera, spec, float(getattr(camera, "fps", frames.fps) or frames.fps)
 
 
 #: Frames a camera gives before the empty tray's are taken: its exposure settles and stale
@@ -190,15 +207,11 @@ def _tray_from_camera(args: argparse.Namespace) -> Any:
     ``--rolls`` settled rolls of pip dice."""
     from calibration.auto import settled_frames
     from calibration.tray import EMPTY_SHOTS, calibrate_tray
-    from firmware_host.config import load_config
-    from hardware.camera import ReplayFinished, open_camera
+    from hardware.camera import ReplayFinished
 
     if args.rolls < 0:
         raise UsageError(f"--rolls {args.rolls!r}: take 0 or more rolls")
-    config = load_config(args.config)
-    spec = args.camera or str(config.camera)
-    frames = config.frames
-    camera = open_camera(spec, width=frames.width, height=frames.height, fps=frames.fps)
+    camera, spec, fps = _config_camera(args)
     empty: list[Any] = []
     dice: list[Any] = []
     try:
@@ -211,7 +224,7 @@ def _tray_from_camera(args: argparse.Namespace) -> Any:
         if args.rolls:
             print(f"now roll pip dice into the tray {args.rolls} times; each roll is taken once the dice lie still")
             try:
-                for frame in settled_frames(camera, args.rolls, fps=frames.fps):
+                for frame in settled_frames(camera, args.rolls, fps=fps):
                     dice.append(frame)
                     print(f"  roll {len(dice)}/{args.rolls} taken", flush=True)
             except ReplayFinished:

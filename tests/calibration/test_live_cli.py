@@ -54,12 +54,15 @@ def test_calibrate_from_a_camera_recording(recording, tmp_path, capsys):
 def test_calibrate_from_the_simulated_camera_takes_its_rolls(tmp_path, capsys):
     labels = tmp_path / "labels.toml"
     labels.write_text("[clusters]\n")
-    # The plain simulated camera (white pip dice on light wood): the rolls are taken live; with
-    # three rolls and no clusters named the command stops with one line, saving nothing.
-    code = main(["calibrate", "die", "x", "--camera", "sim:5", "--faces", "2", "--rolls", "3",
+    # The config's camera, the plain simulated one (white pip dice on light wood), at the config's
+    # frame size (the dice as the tray reads them): the rolls are taken live; with three rolls and
+    # no clusters named the command stops with one line, saving nothing.
+    config = tmp_path / "config.toml"
+    config.write_text('camera = "sim:5"\n\n[frames]\nwidth = 800\nheight = 600\n')
+    code = main(["calibrate", "die", "x", "--camera", "--config", str(config), "--faces", "2", "--rolls", "3",
                  "--labels", str(labels), "--sheets", str(tmp_path / "sheets")])
     captured = capsys.readouterr()
-    assert "roll 3/3 taken" in captured.out
+    assert "in front of 'sim:5'" in captured.out and "roll 3/3 taken (800x600)" in captured.out
     assert code == 2 and captured.err.startswith("dicetray calibrate: error:")
     assert main(["profiles", "show", "x"]) == 2
 
