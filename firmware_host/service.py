@@ -191,6 +191,9 @@ class TrayService:
     :param pairing_at_start_s: with the table app, show the pairing screen (PIN, address and its QR
         code) for this many seconds from the start; the first button press takes it down (and
         does nothing else). None: only when a phone asks for it.
+    :param reader_for: makes the reader for a flow as the service's start made it; given, a tray
+        profile saved while the service runs (:meth:`tray_profile_saved`, the table app's tray
+        calibration) is read with from the next frame on.
     """
 
     def __init__(
@@ -217,6 +220,7 @@ class TrayService:
         game_store: Any = None,
         last_reading: FrameReading | None = None,
         pairing_at_start_s: float | None = None,
+        reader_for: Callable[[Any], Reader] | None = None,
     ) -> None:
         self.game_store = game_store
         self.events = EventStream()
@@ -239,6 +243,10 @@ class TrayService:
         if hasattr(live, "on_event"):
             self.events.subscribe(game_events(live.on_event))  # the table app pushes every game event
         self.reader = reader
+        self._reader_for = reader_for
+        self._tray_saved = threading.Event()
+        if reader_for is not None and hasattr(live, "on_tray_saved"):
+            live.on_tray_saved = self.tray_profile_saved
         self.flow = flow
         self.display = display
         self.light = light
@@ -359,8 +367,26 @@ class TrayService:
                 restore()
         return 1 if self._failure is not None else 0
 
+    def tray_profile_saved(self) -> None:
+        """A new tray profile is saved (from any thread): the loop makes its reader again before
+        its next frame, so the profile's view and die size count from the next roll on."""
+        self._tray_saved.set()
+
+    def _take_new_tray_profile(self) -> None:
+        if self._reader_for is None or not self._tray_saved.is_set():
+            return
+        self._tray_saved.clear()
+        try:
+            self.reader = self._reader_for(self.flow)
+        except PROJECT_ERRORS as error:
+            log.error("the new tray profile could not be taken: %s; reading on as before", error)
+            return
+        self._view_said = None
+        log.info("the new tray profile is read with from the next roll")
+
     def step(self) -> None:
         """One turn of the loop: buttons, then one frame (or a camera reconnect attempt)."""
+        self._take_new_tray_profile()
         self._handle_buttons()
         self._watch_pairing()
         if self._source is None:
@@ -878,7 +904,6 @@ def build_service(
     game_store = GameStore(config.roll_log_path)
     opened: list[Any] = []
     try:
-        reader = make_reader(config.profile, watch_view=not _say_tray_profile(config))
         fresh = new_game(config.game)
         game = None
         if config.game.resume:
@@ -896,9 +921,15 @@ def build_service(
                 "cards' calibrated profiles (\"sidekick, batman, ...\"; docs/dice-masters.md)",
                 flow.game_title, config.source or "the config",
             )  # fmt: skip
-        if hasattr(reader, "with_colours") and hasattr(flow, "design_colours"):
-            # Dice Masters: a card's profile reads only dice of that card's colour.
-            reader = reader.with_colours(flow.design_colours())
+
+        def reader_for(flow: Any) -> Any:
+            reader = make_reader(config.profile, watch_view=not _say_tray_profile(config))
+            if hasattr(reader, "with_colours") and hasattr(flow, "design_colours"):
+                # Dice Masters: a card's profile reads only dice of that card's colour.
+                reader = reader.with_colours(flow.design_colours())
+            return reader
+
+        reader = reader_for(flow)
         last_reading = _last_reading(roll_log) if game is not None else None
         pins = config.pins
         light = StatusLight(pins.led_red, pins.led_green, pins.led_blue, pin_factory=pin_factory)
@@ -966,6 +997,7 @@ def build_service(
         housekeeping=housekeeping,
         backup_every_s=BACKUP_EVERY_S,
         pairing_at_start_s=PAIRING_AT_START_S if live is not None else None,
+        reader_for=reader_for,
     )
     if mqtt is not None:
         service.events.subscribe(mqtt.on_event)  # one more output of the event stream

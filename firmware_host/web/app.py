@@ -428,7 +428,10 @@ def build_app(web: Any) -> ASGIApp:
         if shots is None:
             return _problem(409, "shoot the empty tray first: POST /api/v1/calibration/tray/empty")
         profile, path = shots.build(replace=body.get("replace") is True)
-        return tray_report(profile, path)
+        taken = web.on_tray_saved
+        if taken is not None:
+            taken()
+        return tray_report(profile, path, taken_now=taken is not None)
 
     async def tray_empty(request: Request) -> Response:
         return await tray_step(request, shoot_empty_tray)

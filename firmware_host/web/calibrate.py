@@ -195,8 +195,8 @@ def profile_report(profile: DieProfile, path: Path) -> dict[str, Any]:
 
 class TrayShots:
     """The tray being calibrated from the page (``dicetray calibrate tray --camera`` by hand):
-    shots of the empty tray, then shots of pip dice rolled into it, saved as the tray profile the
-    service takes at its next start (:func:`calibration.tray.calibrate_tray`).
+    shots of the empty tray, then shots of pip dice rolled into it, saved as the tray profile
+    (:func:`calibration.tray.calibrate_tray`), which the running service then reads with.
 
     :raises ProfileError: a bad profile name.
     """
@@ -263,12 +263,13 @@ class TrayShots:
             return {"name": self.name, "empty": len(self._empty), "dice": len(self._dice), "ready": bool(self._empty)}
 
 
-def tray_report(profile: TrayProfile, path: Path) -> dict[str, Any]:
-    """What the page shows once a tray profile is saved: what the command line prints of it."""
+def tray_report(profile: TrayProfile, path: Path, *, taken_now: bool = False) -> dict[str, Any]:
+    """What the page shows once a tray profile is saved: what the command line prints of it, and
+    when the tray reads with it (``taken_now``: the running service takes it at once)."""
     return {
         "profile": profile.summary(),
         "path": str(path),
         "text": f"saved tray profile {profile.name!r} to {str(path)!r}: {profile.describe()}",
         "notes": profile.notes(),
-        "use": "the tray takes it at its next start (restart the service)",
+        "use": "the tray reads with it from the next roll" if taken_now else "the tray takes it at its next start (restart the service)",
     }

@@ -31,7 +31,7 @@ import socket
 import threading
 import time
 from collections import deque as collections_deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import PurePath
 from types import TracebackType
 from typing import Any
@@ -258,6 +258,8 @@ class TrayWeb:
         """The calibration wizard under way on the page (a :class:`~firmware_host.web.calibrate.CalibrationWizard`), or None."""
         self.tray_shots: Any = None
         """The tray being calibrated on the page (a :class:`~firmware_host.web.calibrate.TrayShots`), or None."""
+        self.on_tray_saved: Callable[[], None] | None = None
+        """Called once the page has saved a tray profile (the service reads with it from then on), or None."""
         self._grabs: list[queue.SimpleQueue[Frame]] = []
 
     @classmethod

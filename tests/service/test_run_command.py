@@ -314,3 +314,27 @@ def test_a_camera_no_tray_profile_tells_is_watched_from_its_rolls(tmp_path: Path
     told = [m for m in messages if "told from the last 3 rolls" in m]
     assert len(told) == 1 and told[0].startswith("the camera looks straight down (")
     assert "checked by the pip reader in one roll of 2 and where a die is unsure" in told[0]
+
+
+def test_a_tray_profile_saved_while_the_service_runs_is_read_with_from_the_next_roll(tmp_path: Path, caplog) -> None:
+    """The table app's tray calibration saves a profile while `dicetray run` reads: the service
+    makes its reader again before the next frame, as its start would have made it."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from tests.service.conftest import table_app_service
+
+    service = table_app_service(MockFactory(pin_class=MockPWMPin), tmp_path)
+    try:
+        assert service.live.on_tray_saved == service.tray_profile_saved  # the page's save reaches the loop
+        with caplog.at_level(logging.INFO):
+            service.start()
+            service.step()
+            assert service.reader.overhead_frames is None and service.reader.view_watch is not None
+            size = _save_tray_seen_from_above(dice_photos=4)
+            service.live.on_tray_saved()
+            service.step()
+        assert service.reader.overhead_frames == size and service.reader.view_watch is None
+        assert any("the new tray profile is read with from the next roll" in r.message for r in caplog.records)
+        assert any(f"{size[0]}x{size[1]} frames are checked by the pip reader only where a die is unsure" in r.message for r in caplog.records)
+    finally:
+        service.close()

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from firmware_host.commands.vision_cmd import make_reader
 from firmware_host.game_flow import GameFlow
 from firmware_host.rolllog import RollLog
 from firmware_host.service import TrayService
@@ -71,6 +72,7 @@ class Table:
             detector=SettleDetector(stillness_s=0.3),
             fps=15,
             live=self.web,
+            reader_for=lambda _flow: make_reader(None),  # as `dicetray run` makes it: a tray profile saved on the page counts at once
         )
         self._stop = threading.Event()
         self._started = threading.Event()

@@ -353,7 +353,9 @@ def test_the_tray_is_calibrated_from_the_page(browser, scene, tmp_path) -> None:
         page.wait_for_selector("#tray-report:not([hidden])", timeout=60000)
         report = page.text_content("#tray-report")
         assert report.startswith("saved tray profile 'tray'") and "the camera looks straight down" in report
-        assert report.endswith("the tray takes it at its next start (restart the service)")
+        assert report.endswith("the tray reads with it from the next roll")
+        # the service reads with it from the next roll: straight down, the pip check only where a die is unsure
+        assert wait_for(lambda: table.service.reader.overhead_frames == (640, 480))
         if os.environ.get("DICETRAY_SCREENSHOTS"):
             page.add_style_tag(content="header { position: static }")  # not stuck over the section
             page.locator("#tray-cal").screenshot(path=str(SHOTS / "table-app-tray.png"))
