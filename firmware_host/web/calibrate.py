@@ -193,6 +193,11 @@ def profile_report(profile: DieProfile, path: Path) -> dict[str, Any]:
     }
 
 
+#: Shots with dice a tray calibration keeps: a few measure the dice and tell the view; more would
+#: only hold frames in memory.
+MAX_DICE_SHOTS = 10
+
+
 class TrayShots:
     """The tray being calibrated from the page (``dicetray calibrate tray --camera`` by hand):
     shots of the empty tray, then shots of pip dice rolled into it, saved as the tray profile
@@ -228,11 +233,14 @@ class TrayShots:
     def shoot_dice(self, frame: Frame) -> int:
         """Keeps ``frame`` as a shot of pip dice in the tray; returns how many dice it shows.
 
-        :raises ProfileError: the empty tray is not shot yet, or no die is in the frame.
+        :raises ProfileError: the empty tray is not shot yet, :data:`MAX_DICE_SHOTS` are taken
+            already, or no die is in the frame.
         """
         with self._lock:
             if not self._empty:
                 raise ProfileError("shoot the empty tray first")
+            if len(self._dice) >= MAX_DICE_SHOTS:
+                raise ProfileError(f"{MAX_DICE_SHOTS} shots with dice are plenty: save the tray profile")
         dice = len(LearnedReader().read(frame).dice)
         if not dice:
             raise ProfileError("no dice in this shot: roll a few pip dice into the tray, then shoot")

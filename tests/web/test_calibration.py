@@ -176,6 +176,12 @@ def test_the_tray_calibration_names_what_is_wrong(client, token, camera) -> None
     none = client.post("/api/v1/calibration/tray/dice", json={}, headers=auth)
     assert none.status_code == 422 and "no dice in this shot" in none.json()["error"]
     assert client.get("/api/v1/calibration/tray").json()["tray"]["dice"] == 0
+    camera.frame = _tray_with_pip_dice(3)
+    time.sleep(0.1)
+    for _ in range(10):
+        assert client.post("/api/v1/calibration/tray/dice", json={}, headers=auth).status_code == 201
+    plenty = client.post("/api/v1/calibration/tray/dice", json={}, headers=auth)
+    assert plenty.status_code == 422 and "10 shots with dice are plenty" in plenty.json()["error"]
 
 
 def test_shooting_the_tray_without_a_camera_frame_says_so(client, token) -> None:
