@@ -3,8 +3,9 @@
 From a few photos of the empty tray it learns the background (their per-pixel median), the
 region of interest (inside the ArUco markers at the tray's corners when there are any, else the
 whole frame) and, from photos with dice in them, the expected side of a die's top face in pixels
-(the dice the learned reader finds, outlined against the empty tray) and, where they show pip dice, which way the camera looks
-(:mod:`vision.view`).
+(the dice the learned reader finds, outlined against the empty tray) and, where they show pip
+dice, which way the camera looks (:mod:`vision.view`). "Empty" photos with dice in them are
+refused (:func:`dice_on_empty_tray`).
 It is saved like a die profile, in ``profiles_directory()/NAME/`` (default name ``tray``)::
 
     profile.json     {"format": "dicetray-tray-profile", "version": 1, "kind": "tray", "name": "tray",
