@@ -61,7 +61,8 @@ def run_show(args: argparse.Namespace) -> int:
     if kind == "tray":
         from calibration.tray import load_tray_profile
 
-        summary = load_tray_profile(args.name).summary()
+        tray = load_tray_profile(args.name)
+        summary = {**tray.summary(), "notes": tray.notes()}
     else:
         from calibration.profiles import load_profile
 
@@ -72,8 +73,10 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     print(f"{summary['name']} ({summary['kind']} profile, created {summary['created']}) at {summary['path']}")
     if kind == "tray":
-        for key in ("frame_size", "roi", "die_side", "markers"):
+        for key in ("frame_size", "roi", "die_side", "markers", "view"):
             print(f"  {key}: {summary.get(key)}")
+        for note in summary["notes"]:
+            print(f"  note: {note}")
         return 0
     for face in summary["faces"]:
         symbol = f", symbol {face['symbol']}" if face["symbol"] else ""

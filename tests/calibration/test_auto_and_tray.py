@@ -278,4 +278,7 @@ def test_a_tray_whose_dice_are_small_says_what_small_numbers_need(tmp_path, caps
         name = f"tray{int(die_px)}"
         assert main(["calibrate", "tray", "--name", name, "--from", str(tmp_path / "empty.png"), "--dice", str(tmp_path / "dice.png")]) == 0
         assert ("note: dice are" in capsys.readouterr().out) == small
+        assert main(["profiles", "show", name]) == 0  # said again where the profile is looked at
+        shown = capsys.readouterr().out
+        assert "  view: " in shown and ("note: dice are" in shown) == small
     assert calibrate_tray("tray", [empty]).notes() == []  # no dice photographed: the die side is not known
