@@ -140,26 +140,35 @@ def _live_clustering(args: argparse.Namespace, sheets: Path) -> tuple[Any, str]:
     camera when no spec is given) at the config's frame size: the dice as the tray will read
     them, so their shots are no sharper than the rolls they are matched with. Returns the
     clustering and the camera's spec."""
-    from calibration.auto import cluster_frames, settled_frames
-    from hardware.camera import ReplayFinished
+    from calibration.auto import cluster_frames
 
     if args.rolls < 1:
         raise UsageError(f"--rolls {args.rolls!r}: take at least one roll")
     camera, spec, fps = _config_camera(args)
     try:
         print(f"roll the dice {args.rolls} times in front of {spec!r}; each settled roll is taken")
-        frames = []
-        try:
-            for frame in settled_frames(camera, args.rolls, fps=fps):
-                frames.append(frame)
-                print(f"  roll {len(frames)}/{args.rolls} taken ({frame.shape[1]}x{frame.shape[0]})", flush=True)
-        except ReplayFinished:
-            pass  # a recording holds what it holds: cluster the rolls it had
+        frames = _settled_rolls(camera, args.rolls, fps)
     finally:
         camera.close()
-    if len(frames) < args.rolls:
-        print(f"  warning: the camera gave only {len(frames)} settled rolls of {args.rolls}")
     return cluster_frames(frames, args.faces, sheets), spec
+
+
+def _settled_rolls(camera: Any, rolls: int, fps: float) -> list[Any]:
+    """One frame for each of ``rolls`` settled rolls, each said as it is taken; a recording that
+    ends first gives what it had, and the shortfall is said."""
+    from calibration.auto import settled_frames
+    from hardware.camera import ReplayFinished
+
+    frames: list[Any] = []
+    try:
+        for frame in settled_frames(camera, rolls, fps=fps):
+            frames.append(frame)
+            print(f"  roll {len(frames)}/{rolls} taken ({frame.shape[1]}x{frame.shape[0]})", flush=True)
+    except ReplayFinished:
+        pass  # a recording holds what it holds
+    if len(frames) < rolls:
+        print(f"  warning: the camera gave only {len(frames)} settled rolls of {rolls}")
+    return frames
 
 
 def _config_camera(args: argparse.Namespace) -> tuple[Any, str, float]:
@@ -205,9 +214,7 @@ def _tray_from_camera(args: argparse.Namespace) -> Any:
     """A tray profile from the tray's camera at the config's frame size (the size the service
     reads, so the profile serves it): ``EMPTY_SHOTS`` frames of the empty tray, then
     ``--rolls`` settled rolls of pip dice."""
-    from calibration.auto import settled_frames
     from calibration.tray import EMPTY_SHOTS, calibrate_tray
-    from hardware.camera import ReplayFinished
 
     if args.rolls < 0:
         raise UsageError(f"--rolls {args.rolls!r}: take 0 or more rolls")
@@ -223,14 +230,7 @@ def _tray_from_camera(args: argparse.Namespace) -> Any:
         print(f"took {len(empty)} photos of the empty tray ({empty[0].shape[1]}x{empty[0].shape[0]})")
         if args.rolls:
             print(f"now roll pip dice into the tray {args.rolls} times; each roll is taken once the dice lie still")
-            try:
-                for frame in settled_frames(camera, args.rolls, fps=fps):
-                    dice.append(frame)
-                    print(f"  roll {len(dice)}/{args.rolls} taken", flush=True)
-            except ReplayFinished:
-                pass  # a recording holds what it holds
-            if len(dice) < args.rolls:
-                print(f"  warning: the camera gave only {len(dice)} settled rolls of {args.rolls}")
+            dice = _settled_rolls(camera, args.rolls, fps)
     finally:
         camera.close()
     called = [f"empty-tray frame {i + 1} from camera {spec!r}" for i in range(len(empty))]

@@ -327,22 +327,33 @@ def build_app(web: Any) -> ASGIApp:
             return _problem(422, str(error))
         return JSONResponse({"wizard": web.wizard.to_json()}, status_code=201)
 
-    async def calibration_step(request: Request, step: Any, status: int = 200) -> Response:
-        """A write to the wizard under way: ``step(wizard, body)`` on a worker thread; a profile
-        error is a 422 naming the problem."""
+    async def calibration_post(request: Request, step: Any, status: int) -> Response:
+        """A write to a calibration under way: ``step(body)`` on a worker thread (it may grab
+        frames and read them); a profile error is a 422 naming the problem."""
         from calibration.errors import ProfileError
 
         body = await write_body(request)
         if isinstance(body, Response):
             return body
-        wizard = web.wizard
-        if wizard is None:
-            return _problem(409, "no calibration under way: start one with POST /api/v1/calibration")
         try:
-            result = await asyncio.to_thread(step, wizard, body)
+            result = await asyncio.to_thread(step, body)
         except ProfileError as error:
             return _problem(422, str(error))
         return result if isinstance(result, Response) else JSONResponse(result, status_code=status)
+
+    async def calibration_step(request: Request, step: Any, status: int = 200) -> Response:
+        """A write to the die wizard under way: ``step(wizard, body)``; 409 without one."""
+
+        def with_wizard(body: dict[str, Any]) -> Any:
+            wizard = web.wizard
+            if wizard is None:
+                return _problem(409, "no calibration under way: start one with POST /api/v1/calibration")
+            return step(wizard, body)
+
+        return await calibration_post(request, with_wizard, status)
+
+    def no_frame() -> Response:
+        return _problem(503, "no camera frame came in 2 s: is the camera on?")
 
     def take_shot(wizard: Any, body: dict[str, Any]) -> Any:
         from firmware_host.web.calibrate import jpeg_data_url
@@ -351,7 +362,7 @@ def build_app(web: Any) -> ASGIApp:
         wizard.face(label)  # an unknown face is named before the camera is asked
         frame = web.grab_frame(2.0)
         if frame is None:
-            return _problem(503, "no camera frame came in 2 s: is the camera on?")
+            return no_frame()
         crop = wizard.shoot(label, frame)
         return {"label": label, "shot": jpeg_data_url(crop), "wizard": wizard.to_json()}
 
@@ -381,20 +392,6 @@ def build_app(web: Any) -> ASGIApp:
         shots = web.tray_shots
         return JSONResponse({"tray": shots.to_json() if shots is not None else None})
 
-    async def tray_step(request: Request, step: Any, status: int = 201) -> Response:
-        """A write to the tray's calibration: ``step(body)`` on a worker thread (it grabs frames
-        and reads them); a profile error is a 422 naming the problem."""
-        from calibration.errors import ProfileError
-
-        body = await write_body(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            result = await asyncio.to_thread(step, body)
-        except ProfileError as error:
-            return _problem(422, str(error))
-        return result if isinstance(result, Response) else JSONResponse(result, status_code=status)
-
     def shoot_empty_tray(body: dict[str, Any]) -> Any:
         from calibration.tray import DEFAULT_TRAY, EMPTY_SHOTS
         from firmware_host.web.calibrate import TrayShots
@@ -405,28 +402,33 @@ def build_app(web: Any) -> ASGIApp:
         for _ in range(EMPTY_SHOTS):
             frame = web.grab_frame(2.0)
             if frame is None:
-                return _problem(503, "no camera frame came in 2 s: is the camera on?")
+                return no_frame()
             frames.append(frame)
         shots.shoot_empty(frames)
         web.tray_shots = shots
         return {"tray": shots.to_json()}
 
-    def shoot_tray_dice(body: dict[str, Any]) -> Any:
-        shots = web.tray_shots
-        if shots is None:
-            return _problem(409, "shoot the empty tray first: POST /api/v1/calibration/tray/empty")
+    def tray_step(step: Any) -> Any:
+        """``step(shots, body)`` for the tray's calibration under way; 409 before the empty tray is shot."""
+
+        def with_shots(body: dict[str, Any]) -> Any:
+            shots = web.tray_shots
+            if shots is None:
+                return _problem(409, "shoot the empty tray first: POST /api/v1/calibration/tray/empty")
+            return step(shots, body)
+
+        return with_shots
+
+    def shoot_tray_dice(shots: Any, body: dict[str, Any]) -> Any:
         frame = web.grab_frame(2.0)
         if frame is None:
-            return _problem(503, "no camera frame came in 2 s: is the camera on?")
+            return no_frame()
         dice = shots.shoot_dice(frame)
         return {"dice_seen": dice, "tray": shots.to_json()}
 
-    def build_tray_profile(body: dict[str, Any]) -> Any:
+    def build_tray_profile(shots: Any, body: dict[str, Any]) -> Any:
         from firmware_host.web.calibrate import tray_report
 
-        shots = web.tray_shots
-        if shots is None:
-            return _problem(409, "shoot the empty tray first: POST /api/v1/calibration/tray/empty")
         profile, path = shots.build(replace=body.get("replace") is True)
         taken = web.on_tray_saved
         if taken is not None:
@@ -434,13 +436,13 @@ def build_app(web: Any) -> ASGIApp:
         return tray_report(profile, path, taken_now=taken is not None)
 
     async def tray_empty(request: Request) -> Response:
-        return await tray_step(request, shoot_empty_tray)
+        return await calibration_post(request, shoot_empty_tray, 201)
 
     async def tray_dice(request: Request) -> Response:
-        return await tray_step(request, shoot_tray_dice)
+        return await calibration_post(request, tray_step(shoot_tray_dice), 201)
 
     async def tray_build(request: Request) -> Response:
-        return await tray_step(request, build_tray_profile)
+        return await calibration_post(request, tray_step(build_tray_profile), 201)
 
     async def heroes(request: Request) -> Response:
         from rules.dicethrone.heroes import all_heroes
