@@ -40,9 +40,10 @@ def test_detector_export_matches_the_network(tmp_path: Path, shape: tuple[int, .
     np.testing.assert_allclose(_ort(tmp_path / "d.onnx", x.numpy()), expected, atol=2e-4, rtol=1e-3)
 
 
-def test_face_export_matches_the_network(tmp_path: Path, settled: Any) -> None:
+@pytest.mark.parametrize("separable", [False, True])
+def test_face_export_matches_the_network(tmp_path: Path, settled: Any, separable: bool) -> None:
     torch.manual_seed(4)
-    net = settled(FaceNet(), torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
+    net = settled(FaceNet(separable=separable), torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
     export_onnx(net, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), tmp_path / "f.onnx")
     x = torch.rand(7, 3, CROP_SIZE, CROP_SIZE)
     with torch.no_grad():
@@ -50,6 +51,26 @@ def test_face_export_matches_the_network(tmp_path: Path, settled: Any) -> None:
     out = _ort(tmp_path / "f.onnx", x.numpy())
     assert out.shape == (7, len(CLASSES))
     np.testing.assert_allclose(out, expected, atol=2e-4, rtol=1e-3)
+
+
+def test_a_separable_face_network_has_half_the_weights_and_stores_in_8_bits(tmp_path: Path, settled: Any) -> None:
+    from vision.training.quantize import quantize_faces
+
+    plain, separable = FaceNet(48), FaceNet(48, separable=True)
+    count = lambda net: sum(p.numel() for p in net.parameters())  # noqa: E731
+    assert count(separable) < 0.55 * count(plain)
+    torch.manual_seed(6)
+    net = settled(FaceNet(48, separable=True), torch.rand(16, 3, CROP_SIZE, CROP_SIZE))
+    export_onnx(net, torch.zeros(4, 3, CROP_SIZE, CROP_SIZE), tmp_path / "f.onnx")
+    crops = torch.rand(64, 3, CROP_SIZE, CROP_SIZE).numpy()
+    assert quantize_faces(tmp_path / "f.onnx", tmp_path / "q.onnx", crops, crops, lambda _: None, 0.0) >= 0.9
+    import onnx
+
+    # its depthwise convolutions are 8-bit too: grouped QLinearConv, no float convolution left
+    nodes = onnx.load(str(tmp_path / "q.onnx")).graph.node
+    assert "Conv" not in [node.op_type for node in nodes]
+    grouped = [node for node in nodes if node.op_type == "QLinearConv" and any(a.name == "group" and a.i > 1 for a in node.attribute)]
+    assert len(grouped) == 6
 
 
 def test_a_standardised_face_network_reads_a_crop_alike_under_any_exposure_and_cast(tmp_path: Path, settled: Any) -> None:
@@ -340,7 +361,10 @@ def test_a_new_first_face_network_beside_a_kept_detector_and_networks(tmp_path: 
     first = (out / "dice-faces.onnx").read_bytes()
     first_meta = json.loads((out / "model.json").read_text())
     logged: list[str] = []
-    again = train(replace(cfg, first_faces_only=True, face_steps=3, seed=5, rendered_glare_streaks=0.3, checkpoint_dir=str(tmp_path / "new")), logged.append)
+    again = train(
+        replace(cfg, first_faces_only=True, face_steps=3, seed=5, rendered_glare_streaks=0.3, face_separable=True, checkpoint_dir=str(tmp_path / "new")),
+        logged.append,
+    )
     assert any("faces step 2/3" in line for line in logged) and not any("detector step" in line for line in logged)
     assert {n: b for n, b in ((p.name, p.read_bytes()) for p in again.glob("*.onnx")) if n in kept} == kept
     assert (again / "dice-faces.onnx").read_bytes() != first
@@ -351,8 +375,8 @@ def test_a_new_first_face_network_beside_a_kept_detector_and_networks(tmp_path: 
     for key in ("temperature", "min_confidence"):
         first_meta.pop(key), meta.pop(key)
     assert meta == first_meta  # the second look's networks and the scales are as they were
-    assert (training["seed"], training["face_steps"], training["rendered_glare_streaks"]) == (5, 3, 0.3)
-    assert "rendered_bold_marble" not in training
+    assert (training["seed"], training["face_steps"], training["rendered_glare_streaks"], training["face_separable"]) == (5, 3, 0.3, True)
+    assert "rendered_bold_marble" not in training and "face_separable" not in old_training
     assert not any(k.startswith("detector_") for k in training) and "real_weight" not in training
     # the kept detector's record moves out of the old training record, as it was
     assert (detector["seed"], detector["steps"], detector["real_weight"]) == (old_training["seed"], old_training["detector_steps"], old_training["real_weight"])

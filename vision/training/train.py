@@ -88,6 +88,7 @@ class TrainConfig:
     face_steps: int = 6000
     face_batch: int = 192
     face_width: int = 48
+    face_separable: bool = False  # the face network's middle convolutions depthwise then pointwise (FaceNet)
     crop_size: int = CROP_SIZE
     crop_context: float = CROP_CONTEXT  # how much of a die's size the face network's crop shows
     # The second face network's crop (size None: the first's); the die alone, with its pips at 1.4
@@ -296,7 +297,7 @@ def train_faces(
     channels to one contrast first (:class:`vision.training.nets.CropStandardise`); ``hard_from``
     names the network that chose the hard dice (its file's SHA-256), for the checkpoint's recipe."""
     torch.manual_seed(cfg.seed + 1)
-    net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context, standardise=standardised)
+    net = FaceNet(cfg.face_width, cfg.crop_size, cfg.crop_context, standardise=standardised, separable=cfg.face_separable)
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=5e-4)
 
     def step_loss(step: int) -> tuple[torch.Tensor, str]:
@@ -319,6 +320,7 @@ def train_faces(
         cfg,
         ("face_real_weight", "face_steps", "face_batch", "face_width", "crop_size", "crop_context", "negative_share", "second_look", "mine_rendered"),
         hard_share=hard_share if hard is not None else 0.0, hard_dice=hard_from, camera_share=camera_share, standardised=standardised,
+        **({"face_separable": True} if cfg.face_separable else {}),  # so checkpoints of the plain network still resume
     )  # fmt: skip
     _fit(name, net, opt, cfg.face_steps, cfg, step_loss, log, recipe)
     return net
@@ -721,6 +723,7 @@ def _first_faces(
             "face_steps": cfg.face_steps,
             "face_batch": cfg.face_batch,
             "face_width": cfg.face_width,
+            **({"face_separable": True} if cfg.face_separable else {}),
             "negative_share": cfg.negative_share,
             "lr": cfg.lr,
             "int8": int8_agreement is not None and int8_agreement >= cfg.int8_agreement,
