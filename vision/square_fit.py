@@ -7,8 +7,12 @@ off the die. :func:`fit_face_square` fits the face to the die itself:
 
 1. how much each pixel near the die looks like the die's body rather than the tray (its colour
    on the line from the tray's colour, seen round the die, to the body's, seen in a ring round
-   the die's centre, where artwork leaves some body);
-2. how the die is turned: the direction its strong edges share modulo a quarter turn;
+   the die's centre, where artwork leaves some body; where a big symbol covers most of that
+   ring, the body may be the ring's other colour, and the die is fitted both ways, a square with
+   the body all round it being the symbol, not the face);
+2. how the die is turned: the direction its strong edges share modulo a quarter turn, counted
+   with every colour beyond the body's or the tray's held at theirs (a black heart's edges on a
+   white die on light wood are far stronger than the die's own, and run at 45 degrees to them);
 3. turned upright, the square whose four sides step from tray up to die body most strongly, along
    their whole length (the median along each line: a face's edge runs straight across the die,
    artwork's edges cross a line only here and there). Artwork is drawn to stand out from the
@@ -59,6 +63,10 @@ class FittedSquare:
 
     corners: Corners
     strength: float
+    #: The level just beyond the face's sides (their median), as a share of the body's: about 0
+    #: round a die on its tray, well below 0 round a symbol on its die's body (beyond it lies a
+    #: colour on the other side of the tray's from the one fitted to).
+    beyond: float = 0.0
 
 
 @functools.lru_cache(maxsize=8)
@@ -103,14 +111,43 @@ def _edge_ring(side: int, work: float) -> npt.NDArray[np.intp]:
     return np.flatnonzero((flat > 0.2 * work) & (flat < 0.75 * work))
 
 
-def _die_level(window: npt.NDArray[np.float32], size: float) -> npt.NDArray[np.float32] | None:
+def _die_levels(window: npt.NDArray[np.float32], size: float) -> list[tuple[npt.NDArray[np.float32], float]]:
     """How much each pixel looks like the die rather than the tray, 0 on the tray (see the module
-    docstring); ``None`` where they hardly differ."""
+    docstring), and the body's level: one map for each colour the die's body may be; none where
+    die and tray hardly differ.
+
+    The body is the ring round the die's centre, its median colour; but where a big symbol covers
+    most of that ring (a black heart on a white die), the median is the symbol's colour, so where
+    a good share of the ring lies nearer the tray's colour than to that median (on the line
+    between them), the median of those pixels is the body's other likely colour, and is given too."""
     channels = window.shape[2] if window.ndim == 3 else 1
     pixels = window.reshape(-1, channels)
     outside, ring = _rings(window.shape[0], round(size * 2.0) / 2.0)
     tray = _row_medians(pixels[outside].T)
     body = _row_medians(pixels[ring].T)
+    first = _level(window, tray, body)
+    if first is None:
+        return []
+    towards = (body - tray).astype(np.float32)
+    along = (pixels[ring] - tray) @ towards / np.float32(towards @ towards)
+    rest = pixels[ring][along < 0.5]
+    if len(rest) < ARTWORK_SHARE * len(ring):
+        return [first]
+    other = _level(window, tray, _row_medians(np.ascontiguousarray(rest.T)))
+    return [first] if other is None else [first, other]
+
+
+#: The share of the ring round a die's centre that, lying nearer the tray's colour than to the
+#: ring's median colour, makes that median perhaps a symbol's colour (:func:`_die_levels`).
+ARTWORK_SHARE = 0.25
+
+
+def _level(
+    window: npt.NDArray[np.float32], tray: npt.NDArray[np.float32], body: npt.NDArray[np.float32]
+) -> tuple[npt.NDArray[np.float32], float] | None:
+    """Each pixel's colour on the line from ``tray`` (0) towards ``body`` (its distance from the
+    tray, returned beside the map); ``None`` where they are nearer than :data:`MIN_CONTRAST`."""
+    channels = window.shape[2] if window.ndim == 3 else 1
     axis = (body - tray).astype(np.float32)
     contrast = float(np.linalg.norm(axis))
     if contrast < MIN_CONTRAST:
@@ -119,7 +156,7 @@ def _die_level(window: npt.NDArray[np.float32], size: float) -> npt.NDArray[np.f
     # One pass over the window: each pixel's colour dotted with the unit axis, less the tray's.
     projection = np.append(unit, -np.float32(tray @ unit)).astype(np.float32)[None, :]
     level: Any = cv2.transform(window.reshape(window.shape[0], window.shape[1], channels), projection)
-    return np.asarray(level, np.float32).reshape(window.shape[:2])
+    return np.asarray(level, np.float32).reshape(window.shape[:2]), contrast
 
 
 def _row_medians(values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -196,11 +233,33 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
     span = side * shrink
     work = size / shrink
     window, mx, my = _window(image, cx, cy, span, side)
-    level = _die_level(window, work)
-    if level is None:
-        return None
+    levels = _die_levels(window, work)
+    fits = [f for f in (_fit_level(level, body, work, shrink, mx, my, every_side_steps) for level, body in levels) if f is not None]
+    if len(levels) > 1:
+        # One of the two colours may be a symbol's: a square fitted to it has the body round it.
+        fits = [f for f in fits if f.beyond > SYMBOL_BEYOND]
+    return max(fits, key=lambda f: f.strength, default=None)
+
+
+#: A square whose surroundings lie this far (a share of the body's level) the other way from the
+#: tray is a symbol fitted in place of its die (:attr:`FittedSquare.beyond`): a white die round a
+#: black heart on green felt lies about 5 times as far; a die's own shadow on light wood, where
+#: the die is hardly lighter than the wood, under 1.
+SYMBOL_BEYOND = -2.0
+
+
+def _fit_level(
+    level: npt.NDArray[np.float32], body: float, work: float, shrink: int, mx: float, my: float, every_side_steps: bool
+) -> FittedSquare | None:
+    """The square fitted to ``level`` (:func:`_die_levels` of a window, ``work`` pixels a die,
+    shrunk ``shrink`` times, whose middle is (mx, my) in the image; the body at ``body``), in the
+    image's pixels."""
+    side = level.shape[0]
     sigma = max(0.7, work / 60.0)
-    gx, gy = _gradients(level, sigma)
+    # The turn from the level held between tray and body: artwork stands out from the body more
+    # than the body from the tray (a black heart on a white die on light wood), and its curved
+    # edges, counted at full strength, would outweigh the die's own straight ones.
+    gx, gy = _gradients(np.clip(level, 0.0, body), sigma)
     turn = _turn(gx, gy, work)
     c = (side - 1) / 2.0
     # Turned so that the die's edges run along the rows and columns of the window.
@@ -230,11 +289,17 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
     best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf) * (sides / work) ** BIGGER))
     d, x0, y0 = int(sides[best]), int(lefts[best]), int(tops[best])
     steps = (columns[x0], -columns[x0 + d], rows[y0], -rows[y0 + d])
+    # just beyond the four sides, a tenth of the side out
+    out = max(1, int(round(0.1 * d)))
+    span_x, span_y = slice(max(0, x0), min(side, x0 + d + 1)), slice(max(0, y0), min(side, y0 + d + 1))
+    beyond = [upright[span_y, x] for x in (x0 - out, x0 + d + out) if 0 <= x < side]
+    beyond += [upright[y, span_x] for y in (y0 - out, y0 + d + out) if 0 <= y < side]
+    around = float(np.median(np.concatenate(beyond))) / body if beyond else 0.0
     upright_corners = np.array([[x0, y0], [x0 + d, y0], [x0 + d, y0 + d], [x0, y0 + d]], np.float64)
     back = cv2.invertAffineTransform(matrix)
     in_window = upright_corners @ back[:, :2].T + back[:, 2]
     corners = (in_window - c) * shrink + np.array([mx, my])
-    return FittedSquare(_top_left_first(corners), float(min(steps)) / max(1e-6, float(np.max(np.abs(level)))))
+    return FittedSquare(_top_left_first(corners), float(min(steps)) / max(1e-6, float(np.max(np.abs(level)))), around)
 
 
 def _top_left_first(corners: Corners) -> Corners:

@@ -49,6 +49,63 @@ def test_a_turned_face_with_artwork_is_fitted_to_its_edges(turn: float, face: tu
     assert fitted.strength >= 0.2
 
 
+LIGHT_WOOD, GREEN_FELT = (170, 205, 222), (40, 80, 35)
+
+
+def drawn_heart_die(turn: float, tray: tuple[int, int, int] = LIGHT_WOOD, side_face: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """A 200 px frame of ``tray`` with a white 60 px face turned ``turn`` degrees, most of its
+    middle a black heart (two lobes and a point: its straight sides run at 45 degrees to the
+    die's) and a small number in a corner, drawn as :func:`drawn_die` draws; and the face's corners.
+    ``side_face``: a light grey side of the die shows beyond its right edge, as near the frame's edge."""
+    big = np.full((1600, 1600, 3), tray, np.uint8)
+    if side_face:
+        side = cv2.boxPoints(((800.0 + 280.0 * np.cos(np.radians(turn)), 800.0 + 280.0 * np.sin(np.radians(turn))), (80.0, 480.0), turn))
+        cv2.fillPoly(big, [side.astype(np.int32)], (200, 200, 200))
+    corners = cv2.boxPoints(((800.0, 800.0), (480.0, 480.0), turn))
+    cv2.fillPoly(big, [corners.astype(np.int32)], (240, 240, 240))
+    a = np.radians(turn)
+    to_frame = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    def at(points: list[tuple[float, float]]) -> np.ndarray:
+        return (np.asarray(points) @ to_frame.T + 800.0).astype(np.int32)
+
+    for lobe in ((-75.0, -50.0), (75.0, -50.0)):
+        centre = at([lobe])[0]
+        cv2.circle(big, (int(centre[0]), int(centre[1])), 95, (20, 20, 20), -1)
+    cv2.fillPoly(big, [at([(-160.0, -20.0), (160.0, -20.0), (0.0, 170.0)])], (20, 20, 20))
+    cv2.fillPoly(big, [at([(150.0, 150.0), (200.0, 150.0), (200.0, 200.0), (150.0, 200.0)])], (20, 20, 20))
+    small = cv2.resize(big, (200, 200), interpolation=cv2.INTER_AREA)
+    return small, (corners.astype(np.float64) + 0.5) / 8.0 - 0.5
+
+
+@pytest.mark.parametrize("turn", [0.0, 12.0, 20.0, 33.0, 58.0, 75.0])
+def test_a_white_die_whose_middle_is_a_black_heart_is_fitted_on_light_wood(turn: float) -> None:
+    """The heart's edges stand out from the white body far more than the body from the wood; its
+    sides, at 45 degrees to the die's, must not set the face's turn (a face cut across its corners
+    loses the number there)."""
+    frame, truth = drawn_heart_die(turn)
+    fitted = fit_face_square(frame, 102.0, 98.0, 80.0)
+    assert fitted is not None
+    assert corner_error(fitted.corners, truth) < 0.05
+    assert fitted.strength >= 0.2
+
+
+@pytest.mark.parametrize("side_face", [False, True], ids=["face alone", "side face showing"])
+@pytest.mark.parametrize("turn", [0.0, 20.0, 45.0, 70.0])
+def test_a_heart_covering_the_middle_of_a_white_die_on_dark_felt_is_not_taken_for_the_die(turn: float, side_face: bool) -> None:
+    """On dark felt the heart is the colour round the die's centre, and as far from the felt as
+    the die's white: a square fitted to it has white all round it, so it is not the face. Where a
+    side face spoils one of the die's edges, no fit strong enough to cut by is better than the heart."""
+    frame, truth = drawn_heart_die(turn, GREEN_FELT, side_face)
+    fitted = fit_face_square(frame, 100.0, 100.0, 62.0)
+    assert fitted is not None
+    if side_face:
+        assert fitted.strength < FIT_STRENGTH or corner_error(fitted.corners, truth) < 0.05
+    else:
+        assert corner_error(fitted.corners, truth) < 0.05
+        assert fitted.strength >= 0.2
+
+
 def test_corners_start_top_left_and_go_clockwise() -> None:
     frame, _ = drawn_die(20.0, (235, 235, 235), (120, 150, 170), (20, 20, 20))
     fitted = fit_face_square(frame, 100.0, 100.0, 75.0)
