@@ -48,7 +48,7 @@ from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embedd
 from vision.imageio import MIN_FRAME_SIDE, Frame, check_frame
 from vision.combine import ON_SIDE_FACE, settled_count
 from vision.learned import CLASSES, CLOSER_CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
-from vision.square_fit import fit_face_square
+from vision.square_fit import FIT_STRENGTH, fit_face_square
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1288,11 +1288,6 @@ EDGE_SLACK = 0.15
 WHOLE_DIE = 0.7
 #: A die the face network gives "no die" this much or more is not a die (a side face, a shadow).
 NOT_A_DIE = 0.5
-#: A face fitted to a die's own edges this strongly or more (:attr:`FittedSquare.strength`) is cut
-#: where the fit puts it; a weaker fit (a die hardly set off from its tray) is left to the finders.
-#: Chosen on rendered dice of three kinds on felt and wood at seed 12 (the fits within 0.1 of a
-#: side of the true face: 98 % this strong; those off by 0.15 or more: 16 %).
-FIT_STRENGTH = 0.2
 
 
 def top_face_crop(image: Frame, die: FoundDie) -> Frame:
