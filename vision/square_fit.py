@@ -65,7 +65,8 @@ class FittedSquare:
     strength: float
     #: The level just beyond the face's sides (their median), as a share of the body's: about 0
     #: round a die on its tray, well below 0 round a symbol on its die's body (beyond it lies a
-    #: colour on the other side of the tray's from the one fitted to).
+    #: colour on the other side of the tray's from the one fitted to). Measured only where the
+    #: ring round the die's centre has a second colour (:func:`fit_face_square`); else 0.
     beyond: float = 0.0
 
 
@@ -126,8 +127,8 @@ def _colours(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArray[
     spread = float(towards @ towards)
     if spread < MIN_CONTRAST**2:
         return tray, body, None
-    along = (pixels[ring] - tray) @ towards / np.float32(spread)
-    rest = pixels[ring][along < 0.5]
+    ringed = pixels[ring]
+    rest = ringed[(ringed - tray) @ towards / np.float32(spread) < 0.5]
     other = _row_medians(np.ascontiguousarray(rest.T)) if len(rest) >= ARTWORK_SHARE * len(ring) else None
     return tray, body, other
 
@@ -232,7 +233,8 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
 
     def fitted_to(colour: npt.NDArray[np.float32]) -> FittedSquare | None:
         level = _level(window, tray, colour)
-        return _fit_level(*level, work, shrink, mx, my, every_side_steps) if level is not None else None
+        # what lies beyond the square is asked only where the ring has another colour
+        return _fit_level(*level, work, shrink, mx, my, every_side_steps, beyond=other is not None) if level is not None else None
 
     fitted = fitted_to(body)
     if other is None or (fitted is not None and fitted.strength >= FIT_STRENGTH and fitted.beyond > SYMBOL_BEYOND):
@@ -259,11 +261,11 @@ SYMBOL_BEYOND = -2.0
 
 
 def _fit_level(
-    level: npt.NDArray[np.float32], body: float, work: float, shrink: int, mx: float, my: float, every_side_steps: bool
+    level: npt.NDArray[np.float32], body: float, work: float, shrink: int, mx: float, my: float, every_side_steps: bool, beyond: bool
 ) -> FittedSquare | None:
     """The square fitted to ``level`` (:func:`_level` of a window, ``work`` pixels a die,
     shrunk ``shrink`` times, whose middle is (mx, my) in the image; the body at ``body``), in the
-    image's pixels."""
+    image's pixels; with ``beyond``, :attr:`FittedSquare.beyond` measured (else 0)."""
     side = level.shape[0]
     sigma = max(0.7, work / 60.0)
     # The turn from the level held between tray and body: artwork stands out from the body more
@@ -299,17 +301,23 @@ def _fit_level(
     best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf) * (sides / work) ** BIGGER))
     d, x0, y0 = int(sides[best]), int(lefts[best]), int(tops[best])
     steps = (columns[x0], -columns[x0 + d], rows[y0], -rows[y0 + d])
-    # just beyond the four sides, a tenth of the side out
-    out = max(1, int(round(0.1 * d)))
-    span_x, span_y = slice(max(0, x0), min(side, x0 + d + 1)), slice(max(0, y0), min(side, y0 + d + 1))
-    beyond = [upright[span_y, x] for x in (x0 - out, x0 + d + out) if 0 <= x < side]
-    beyond += [upright[y, span_x] for y in (y0 - out, y0 + d + out) if 0 <= y < side]
-    around = float(np.median(np.concatenate(beyond))) / body if beyond else 0.0
+    around = _beyond(np.asarray(upright, np.float32), x0, y0, d) / body if beyond else 0.0
     upright_corners = np.array([[x0, y0], [x0 + d, y0], [x0 + d, y0 + d], [x0, y0 + d]], np.float64)
     back = cv2.invertAffineTransform(matrix)
     in_window = upright_corners @ back[:, :2].T + back[:, 2]
     corners = (in_window - c) * shrink + np.array([mx, my])
     return FittedSquare(_top_left_first(corners), float(min(steps)) / max(1e-6, float(np.max(np.abs(level)))), around)
+
+
+def _beyond(upright: npt.NDArray[np.float32], x0: int, y0: int, d: int) -> float:
+    """The median level a tenth of the side beyond the four sides of the square at (x0, y0), ``d``
+    across, of the upright level map."""
+    side = upright.shape[0]
+    out = max(1, int(round(0.1 * d)))
+    span_x, span_y = slice(max(0, x0), min(side, x0 + d + 1)), slice(max(0, y0), min(side, y0 + d + 1))
+    lines = [upright[span_y, x] for x in (x0 - out, x0 + d + out) if 0 <= x < side]
+    lines += [upright[y, span_x] for y in (y0 - out, y0 + d + out) if 0 <= y < side]
+    return float(np.median(np.concatenate(lines))) if lines else 0.0
 
 
 def _top_left_first(corners: Corners) -> Corners:
