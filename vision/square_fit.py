@@ -9,7 +9,10 @@ off the die. :func:`fit_face_square` fits the face to the die itself:
    on the line from the tray's colour, seen round the die, to the body's, seen in a ring round
    the die's centre, where artwork leaves some body; where a big symbol covers most of that
    ring, the body may be the ring's other colour, and the die is fitted both ways, a square with
-   the body all round it being the symbol, not the face);
+   the body all round it being the symbol, not the face; a dark square with lighter than the tray
+   all round it is a dark symbol on a light die, which the detector may have sized by its symbol:
+   the die is fitted again to its light colour in a larger window, and a square round the
+   symbol is the face);
 2. how the die is turned: the direction its strong edges share modulo a quarter turn, counted
    with every colour beyond the body's or the tray's held at theirs (a black heart's edges on a
    white die on light wood are far stronger than the die's own, and run at 45 degrees to them);
@@ -223,26 +226,58 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
     which its artwork may make (measured: more wrong numbers on wood)."""
     if not np.isfinite(size) or size < 8.0:
         return None
-    # Shrunk by a whole factor: each window pixel the mean of a block of the frame's.
-    shrink = max(1, int(round(size / WORK_SIZE)))
-    side = int(np.ceil(2.0 * size / shrink)) | 1
-    span = side * shrink
-    work = size / shrink
-    window, mx, my = _window(image, cx, cy, span, side)
+    window, mx, my, shrink, work = _die_window(image, cx, cy, size)
     tray, body, other = _colours(window, work)
+
+    # A body darker than the tray may be a dark symbol on a lighter die: what lies beyond a
+    # square fitted to it tells (a dark die's shadow is darker than the tray, a light die lighter).
+    dark = float(body.sum()) < float(tray.sum())
+    measure = other is not None or dark
 
     def fitted_to(colour: npt.NDArray[np.float32]) -> FittedSquare | None:
         level = _level(window, tray, colour)
-        # what lies beyond the square is asked only where the ring has another colour
-        return _fit_level(*level, work, shrink, mx, my, every_side_steps, beyond=other is not None) if level is not None else None
+        # what lies beyond the square is asked only where it may be a symbol
+        return _fit_level(*level, work, shrink, mx, my, every_side_steps, beyond=measure) if level is not None else None
 
     fitted = fitted_to(body)
-    if other is None or (fitted is not None and fitted.strength >= FIT_STRENGTH and fitted.beyond > SYMBOL_BEYOND):
+    strong = fitted is not None and fitted.strength >= FIT_STRENGTH and fitted.beyond > SYMBOL_BEYOND
+    # A dark square with lighter than the tray all round it: a symbol on a light die hardly
+    # lighter than its tray (a black heart on a white die on light wood), which the detector may
+    # size by its symbol.
+    symbol = dark and fitted is not None and fitted.beyond < -DARK_SYMBOL_BEYOND
+    if strong and not symbol:
+        return fitted
+    # A dark body whose fit is weak or a symbol's: the die may be the lighter colour round it,
+    # fitted again in a larger window, a face only with the tray (or its shadow) round it.
+    light = other if other is not None and float(other.sum()) > float(body.sum()) else None
+    if light is None and symbol:
+        light = _lighter_than_tray(window, tray, body)
+    wider = _fit_colour(image, cx, cy, size * LARGER, light, every_side_steps) if dark and light is not None else None
+    if wider is not None and wider.beyond > ON_TRAY:
+        wider = None
+    if strong and fitted is not None:
+        # Of two strong squares, a larger one round the first is the face: a face holds its symbol.
+        return wider if wider is not None and _holds(wider, fitted) else fitted
+    if other is None and wider is None:
         return fitted
     # The body's colour may be a symbol's: fitted to the other colour too, and a square with the
     # body all round it is the symbol.
-    fits = [f for f in (fitted, fitted_to(other)) if f is not None and f.beyond > SYMBOL_BEYOND]
+    tries = (fitted, fitted_to(other) if other is not None else None, wider)
+    fits = [f for f in tries if f is not None and f.beyond > SYMBOL_BEYOND]
     return max(fits, key=lambda f: f.strength, default=None)
+
+
+def _lighter_than_tray(window: npt.NDArray[np.float32], tray: npt.NDArray[np.float32], body: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | None:
+    """The median colour of the window's pixels lying the other way from the tray than ``body``,
+    by :data:`DARK_SYMBOL_BEYOND` of the body's contrast or more: the light die round a dark symbol."""
+    level = _level(window, tray, body)
+    if level is None:
+        return None
+    lighter = level[0] < -DARK_SYMBOL_BEYOND * level[1]
+    if not lighter.any():
+        return None
+    channels = window.shape[2] if window.ndim == 3 else 1
+    return _row_medians(np.ascontiguousarray(window.reshape(-1, channels)[lighter.ravel()].T))
 
 
 #: A face fitted to a die's own edges this strongly or more (:attr:`FittedSquare.strength`) is cut
@@ -251,6 +286,51 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
 #: side of the true face: 98 % this strong; those off by 0.15 or more: 16 %). A fit of the ring's
 #: median colour this strong, with tray round it, is not fitted again to the ring's other colour.
 FIT_STRENGTH = 0.2
+
+
+#: A square fitted to a colour darker than the tray, with surroundings lighter than the tray by
+#: this share of its contrast or more (:attr:`FittedSquare.beyond`), is a dark symbol on a lighter
+#: die: a dark die's own shadow lies darker than the tray round it, not lighter. (A white die round
+#: a black heart on light wood lies 0.2-0.7 of the way.)
+DARK_SYMBOL_BEYOND = 0.15
+#: A light die fitted round a dark symbol has the tray round it, or its own shadow (darker than
+#: the tray): a square with its own colour round it by more than this share of its contrast is
+#: not its face (the pale pips of a green die fitted inside the die lie at about 0.56).
+ON_TRAY = 0.25
+#: A die whose first fit may be its symbol is fitted to its lighter colour again, this much larger.
+LARGER = 1.4
+#: A square holds another (:func:`_holds`) when this much larger or more.
+HOLDS = 1.2
+
+
+def _side(square: FittedSquare) -> float:
+    return float(np.mean(np.linalg.norm(square.corners - np.roll(square.corners, -1, axis=0), axis=1)))
+
+
+def _holds(face: FittedSquare, symbol: FittedSquare) -> bool:
+    """Whether ``face`` is a strong fit, not itself a symbol, at least :data:`HOLDS` times as large
+    as ``symbol``, with the symbol's centre well inside it."""
+    if face.strength < FIT_STRENGTH or face.beyond <= SYMBOL_BEYOND or _side(face) < HOLDS * _side(symbol):
+        return False
+    offset = np.abs(symbol.corners.mean(axis=0) - face.corners.mean(axis=0))
+    return bool(np.all(offset < 0.25 * _side(face)))
+
+
+def _die_window(image: Frame, cx: float, cy: float, size: float) -> tuple[npt.NDArray[np.float32], float, float, int, float]:
+    """The window two dice across round the die at (cx, cy), ``size`` across, shrunk by a whole
+    factor (each window pixel the mean of a block of the frame's) to about :data:`WORK_SIZE` a die:
+    the window, the point of ``image`` at its middle, the factor and the die's size in the window."""
+    shrink = max(1, int(round(size / WORK_SIZE)))
+    side = int(np.ceil(2.0 * size / shrink)) | 1
+    window, mx, my = _window(image, cx, cy, side * shrink, side)
+    return window, mx, my, shrink, size / shrink
+
+
+def _fit_colour(image: Frame, cx: float, cy: float, size: float, colour: npt.NDArray[np.float32], every_side_steps: bool) -> FittedSquare | None:
+    """The square fitted to ``colour`` round the die at (cx, cy), ``size`` across, against the tray round it."""
+    window, mx, my, shrink, work = _die_window(image, cx, cy, size)
+    level = _level(window, _colours(window, work)[0], colour)
+    return _fit_level(*level, work, shrink, mx, my, every_side_steps, beyond=True) if level is not None else None
 
 
 #: A square whose surroundings lie this far (a share of the body's level) the other way from the

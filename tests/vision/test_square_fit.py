@@ -52,11 +52,14 @@ def test_a_turned_face_with_artwork_is_fitted_to_its_edges(turn: float, face: tu
 LIGHT_WOOD, GREEN_FELT = (170, 205, 222), (40, 80, 35)
 
 
-def drawn_heart_die(turn: float, tray: tuple[int, int, int] = LIGHT_WOOD, side_face: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def drawn_heart_die(
+    turn: float, tray: tuple[int, int, int] = LIGHT_WOOD, side_face: bool = False, heart: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """A 200 px frame of ``tray`` with a white 60 px face turned ``turn`` degrees, most of its
     middle a black heart (two lobes and a point: its straight sides run at 45 degrees to the
     die's) and a small number in a corner, drawn as :func:`drawn_die` draws; and the face's corners.
-    ``side_face``: a light grey side of the die shows beyond its right edge, as near the frame's edge."""
+    ``side_face``: a light grey side of the die shows beyond its right edge, as near the frame's edge;
+    ``heart``: the heart's size, as a share of the one described."""
     big = np.full((1600, 1600, 3), tray, np.uint8)
     if side_face:
         side = cv2.boxPoints(((800.0 + 280.0 * np.cos(np.radians(turn)), 800.0 + 280.0 * np.sin(np.radians(turn))), (80.0, 480.0), turn))
@@ -69,10 +72,10 @@ def drawn_heart_die(turn: float, tray: tuple[int, int, int] = LIGHT_WOOD, side_f
     def at(points: list[tuple[float, float]]) -> np.ndarray:
         return (np.asarray(points) @ to_frame.T + 800.0).astype(np.int32)
 
-    for lobe in ((-75.0, -50.0), (75.0, -50.0)):
+    for lobe in ((-75.0 * heart, -50.0 * heart), (75.0 * heart, -50.0 * heart)):
         centre = at([lobe])[0]
-        cv2.circle(big, (int(centre[0]), int(centre[1])), 95, (20, 20, 20), -1)
-    cv2.fillPoly(big, [at([(-160.0, -20.0), (160.0, -20.0), (0.0, 170.0)])], (20, 20, 20))
+        cv2.circle(big, (int(centre[0]), int(centre[1])), int(95 * heart), (20, 20, 20), -1)
+    cv2.fillPoly(big, [at([(-160.0 * heart, -20.0 * heart), (160.0 * heart, -20.0 * heart), (0.0, 170.0 * heart)])], (20, 20, 20))
     cv2.fillPoly(big, [at([(150.0, 150.0), (200.0, 150.0), (200.0, 200.0), (150.0, 200.0)])], (20, 20, 20))
     small = cv2.resize(big, (200, 200), interpolation=cv2.INTER_AREA)
     return small, (corners.astype(np.float64) + 0.5) / 8.0 - 0.5
@@ -88,6 +91,44 @@ def test_a_white_die_whose_middle_is_a_black_heart_is_fitted_on_light_wood(turn:
     assert fitted is not None
     assert corner_error(fitted.corners, truth) < 0.05
     assert fitted.strength >= 0.2
+
+
+@pytest.mark.parametrize("heart", [0.7, 1.0], ids=["white in the ring round the centre", "the ring all heart"])
+@pytest.mark.parametrize("turn", [0.0, 12.0, 33.0, 45.0, 58.0, 80.0])
+def test_a_white_die_sized_by_its_black_heart_is_fitted_on_light_wood(turn: float, heart: float) -> None:
+    """The detector may size such a die by its heart (here 44 px for a 60 px face): the colour
+    round its centre is then the heart's, and a square of it fits the heart. White, lighter than
+    the wood, lies all round that square (a dark die's shadow would be darker), so the die is
+    fitted to the white again in a larger window: the square round the heart is the face."""
+    frame, truth = drawn_heart_die(turn, heart=heart)
+    fitted = fit_face_square(frame, 100.0, 100.0, 44.0)
+    assert fitted is not None
+    assert corner_error(fitted.corners, truth) < 0.05
+    assert fitted.strength >= FIT_STRENGTH
+
+
+@pytest.mark.parametrize("turn", [0.0, 20.0, 45.0, 70.0])
+def test_a_black_die_with_white_pips_and_its_shadow_on_light_wood_is_fitted(turn: float) -> None:
+    """A black die is darker than the wood, as a black symbol is, and its white pips are lighter
+    than the wood, as a white die round a symbol is: the square fitted to it is the die, whether
+    the detector measured it at its size or too big."""
+    big = np.full((1600, 1600, 3), LIGHT_WOOD, np.uint8)
+    shadow = cv2.boxPoints(((850.0, 840.0), (520.0, 520.0), turn))
+    cv2.fillPoly(big, [shadow.astype(np.int32)], (110, 135, 150))
+    big = cv2.GaussianBlur(big, (0, 0), 25)
+    corners = cv2.boxPoints(((800.0, 800.0), (480.0, 480.0), turn))
+    cv2.fillPoly(big, [corners.astype(np.int32)], (30, 30, 30))
+    a = np.radians(turn)
+    for px, py in ((-120, -120), (120, -120), (0, 0), (-120, 120), (120, 120)):
+        x, y = 800 + px * np.cos(a) - py * np.sin(a), 800 + px * np.sin(a) + py * np.cos(a)
+        cv2.circle(big, (int(x), int(y)), 45, (235, 235, 235), -1)
+    frame = cv2.resize(big, (200, 200), interpolation=cv2.INTER_AREA)
+    truth = (corners.astype(np.float64) + 0.5) / 8.0 - 0.5
+    for size in (62.0, 80.0):
+        fitted = fit_face_square(frame, 100.0, 100.0, size)
+        assert fitted is not None
+        assert corner_error(fitted.corners, truth) < 0.05, size
+        assert fitted.strength >= FIT_STRENGTH
 
 
 @pytest.mark.parametrize("side_face", [False, True], ids=["face alone", "side face showing"])
