@@ -49,6 +49,7 @@ from vision.errors import ImageLoadError
 from vision.imageio import load_image
 from vision.learned import LearnedReader
 from vision.profile_reader import BodyDetector, TrayHint
+from vision.square_fit import mean_side
 from vision.types import DieStatus
 from vision.view import SAID, View, camera_view
 
@@ -237,7 +238,7 @@ def _die_side(frames: Sequence[Frame], detector: BodyDetector, reader: LearnedRe
         faces += [(w + h) / 2.0 for _x, _y, w, h in found]
         for candidate in detector.find(frame):
             quad = np.array(candidate.quad)
-            side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+            side = mean_side(quad)
             cx, cy = quad.mean(axis=0)
             if any(x <= cx <= x + w and y <= cy <= y + h and 0.5 * w <= side <= 1.5 * w for x, y, w, h in found):
                 bodies.append(side)

@@ -48,7 +48,7 @@ from vision.face_embedding import EmbeddingOpinion, FaceEmbedding, turned_embedd
 from vision.imageio import MIN_FRAME_SIDE, Frame, check_frame
 from vision.combine import ON_SIDE_FACE, settled_count
 from vision.learned import CLASSES, CLOSER_CLASSES, TOP_FACE, FoundDie, LearnedReader, lies_on
-from vision.square_fit import FIT_STRENGTH, fit_face_square
+from vision.square_fit import FIT_STRENGTH, fit_face_square, mean_side
 from vision.types import DieStatus
 
 FloatArray = npt.NDArray[np.float32]
@@ -1242,6 +1242,17 @@ def _overlap(a: FoundDie, b: FoundDie) -> bool:
     return math.hypot(a.cx - b.cx, a.cy - b.cy) < OVERLAP * max(a.size, b.size)
 
 
+def _as_outlined(die: FoundDie, outlined: FaceCandidate) -> FoundDie:
+    """``die`` sized and placed as its outline says: a whole die as large as the outlined top face
+    (:data:`~vision.learned.TOP_FACE` of it), where that is smaller than the detector's size."""
+    side = mean_side(outlined.quad) if len(outlined.quad) == 4 else float(max(outlined.box[2:]))
+    size = side / TOP_FACE
+    if not 0.0 < size < die.size:
+        return die
+    cx, cy = outlined.center
+    return dataclasses.replace(die, cx=float(cx), cy=float(cy), size=size)
+
+
 def _shrunk(die: FoundDie) -> FoundDie:
     return FoundDie(die.cx, die.cy, 0.6 * die.size, die.score)
 
@@ -1523,6 +1534,10 @@ class LearnedFaceFinder(FaceDetector):
             if outlined is None:
                 # The coarse look sizes a big die roughly: its outline may be a good deal smaller.
                 outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], _shrunk(die))
+            if outlined is not None:
+                # The next dice keep clear of the die as outlined, not as the detector sized it
+                # (the coarse look may size it twice too big, reaching over its neighbour).
+                kept[-1] = _as_outlined(die, outlined)
             face = outlined if outlined is not None else self._at_box(frame, die, w, h, cut=name == "cut")
             laid = [c for c in by_pips if _covers(face, c.center) and _covers(c, face.center)] if face.layout is None else []
             if len(laid) == 1:

@@ -303,8 +303,14 @@ LARGER = 1.4
 HOLDS = 1.2
 
 
+def mean_side(corners: npt.ArrayLike) -> float:
+    """The mean length of the sides of a quadrilateral given by its corners in order."""
+    quad = np.asarray(corners, np.float64)
+    return float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
+
+
 def _side(square: FittedSquare) -> float:
-    return float(np.mean(np.linalg.norm(square.corners - np.roll(square.corners, -1, axis=0), axis=1)))
+    return mean_side(square.corners)
 
 
 def _holds(face: FittedSquare, symbol: FittedSquare) -> bool:

@@ -107,3 +107,32 @@ def test_the_rule_based_finders_beside_the_learned_detector_read_as_one_thread_d
     for _ in range(4):
         frame = render_tray(random_scene(rng, 4, designs=[design], styles=[DieStyle()], tilt_deg=0, background=FELT, die_px=60), rng).frame
         assert beside.read(frame).dice == alone.read(frame).dice
+
+
+class _CoarseLook(LearnedFaceFinder):
+    """The finder with the detector's dice given: as the coarse look sizes big dice, roughly."""
+
+    def __init__(self, dice: list[FoundDie]) -> None:
+        super().__init__()
+        self.given = dice
+
+    def found_dice(self, frame: np.ndarray) -> list[tuple[FoundDie, np.ndarray]]:
+        from vision.learned import CLASSES
+
+        artwork = np.zeros(len(CLASSES), np.float32)
+        artwork[CLASSES.index("other")] = 1.0
+        return [(die, artwork) for die in self.given]
+
+
+def test_two_dice_side_by_side_each_sized_twice_too_big_are_both_found() -> None:
+    """Two 90 px dice 104 px apart, each found twice too big: as the detector sized them their top
+    faces would overlap, but the first is outlined at its true size, so the second stays."""
+    frame = np.full((300, 480, 3), (40, 80, 50), np.uint8)
+    for cx in (180, 284):
+        cv2.rectangle(frame, (cx - 37, 113), (cx + 37, 187), (235, 235, 235), -1)
+        cv2.drawMarker(frame, (cx, 150), (20, 20, 20), cv2.MARKER_CROSS, 40, 6)
+    finder = _CoarseLook([FoundDie(180.0, 150.0, 175.0, 0.9), FoundDie(284.0, 150.0, 170.0, 0.8)])
+    faces = finder.find(frame)
+    centres = sorted(round(f.center[0]) for f in faces)
+    assert len(centres) == 2 and abs(centres[0] - 180) < 8 and abs(centres[1] - 284) < 8, centres
+    assert all(max(f.box[2:]) < 100 for f in faces)
