@@ -69,7 +69,8 @@ class FittedSquare:
     #: The level just beyond the face's sides (their median), as a share of the body's: about 0
     #: round a die on its tray, well below 0 round a symbol on its die's body (beyond it lies a
     #: colour on the other side of the tray's from the one fitted to). Measured only where the
-    #: ring round the die's centre has a second colour (:func:`fit_face_square`); else 0.
+    #: fit may be a symbol's: the ring round the die's centre has a second colour, or the body is
+    #: darker than the tray (:func:`fit_face_square`); else 0.
     beyond: float = 0.0
 
 
@@ -123,8 +124,8 @@ def _colours(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArray[
     them), the median of those pixels (else ``None``)."""
     channels = window.shape[2] if window.ndim == 3 else 1
     pixels = window.reshape(-1, channels)
-    outside, ring = _rings(window.shape[0], round(size * 2.0) / 2.0)
-    tray = _row_medians(pixels[outside].T)
+    ring = _rings(window.shape[0], round(size * 2.0) / 2.0)[1]
+    tray = _tray_colour(window, size)
     body = _row_medians(pixels[ring].T)
     towards = (body - tray).astype(np.float32)
     spread = float(towards @ towards)
@@ -134,6 +135,12 @@ def _colours(window: npt.NDArray[np.float32], size: float) -> tuple[npt.NDArray[
     rest = ringed[(ringed - tray) @ towards / np.float32(spread) < 0.5]
     other = _row_medians(np.ascontiguousarray(rest.T)) if len(rest) >= ARTWORK_SHARE * len(ring) else None
     return tray, body, other
+
+
+def _tray_colour(window: npt.NDArray[np.float32], size: float) -> npt.NDArray[np.float32]:
+    """The tray's colour round the die (the median of the window outside it)."""
+    channels = window.shape[2] if window.ndim == 3 else 1
+    return _row_medians(window.reshape(-1, channels)[_rings(window.shape[0], round(size * 2.0) / 2.0)[0]].T)
 
 
 #: The share of the ring round a die's centre that, lying nearer the tray's colour than to the
@@ -234,12 +241,12 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
     dark = float(body.sum()) < float(tray.sum())
     measure = other is not None or dark
 
-    def fitted_to(colour: npt.NDArray[np.float32]) -> FittedSquare | None:
-        level = _level(window, tray, colour)
+    def fitted_to(level: tuple[npt.NDArray[np.float32], float] | None) -> FittedSquare | None:
         # what lies beyond the square is asked only where it may be a symbol
         return _fit_level(*level, work, shrink, mx, my, every_side_steps, beyond=measure) if level is not None else None
 
-    fitted = fitted_to(body)
+    body_level = _level(window, tray, body)
+    fitted = fitted_to(body_level)
     strong = fitted is not None and fitted.strength >= FIT_STRENGTH and fitted.beyond > SYMBOL_BEYOND
     # A dark square with lighter than the tray all round it: a symbol on a light die hardly
     # lighter than its tray (a black heart on a white die on light wood), which the detector may
@@ -250,8 +257,8 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
     # A dark body whose fit is weak or a symbol's: the die may be the lighter colour round it,
     # fitted again in a larger window, a face only with the tray (or its shadow) round it.
     light = other if other is not None and float(other.sum()) > float(body.sum()) else None
-    if light is None and symbol:
-        light = _lighter_than_tray(window, tray, body)
+    if light is None and symbol and body_level is not None:
+        light = _lighter_than_tray(window, *body_level)
     wider = _fit_colour(image, cx, cy, size * LARGER, light, every_side_steps) if dark and light is not None else None
     if wider is not None and wider.beyond > ON_TRAY:
         wider = None
@@ -262,18 +269,16 @@ def fit_face_square(image: Frame, cx: float, cy: float, size: float, *, every_si
         return fitted
     # The body's colour may be a symbol's: fitted to the other colour too, and a square with the
     # body all round it is the symbol.
-    tries = (fitted, fitted_to(other) if other is not None else None, wider)
+    tries = (fitted, fitted_to(_level(window, tray, other)) if other is not None else None, wider)
     fits = [f for f in tries if f is not None and f.beyond > SYMBOL_BEYOND]
     return max(fits, key=lambda f: f.strength, default=None)
 
 
-def _lighter_than_tray(window: npt.NDArray[np.float32], tray: npt.NDArray[np.float32], body: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | None:
-    """The median colour of the window's pixels lying the other way from the tray than ``body``,
-    by :data:`DARK_SYMBOL_BEYOND` of the body's contrast or more: the light die round a dark symbol."""
-    level = _level(window, tray, body)
-    if level is None:
-        return None
-    lighter = level[0] < -DARK_SYMBOL_BEYOND * level[1]
+def _lighter_than_tray(window: npt.NDArray[np.float32], level: npt.NDArray[np.float32], contrast: float) -> npt.NDArray[np.float32] | None:
+    """The median colour of the window's pixels lying the other way from the tray than the body
+    (``level``, :func:`_level` of the window towards the body, ``contrast`` apart), by
+    :data:`DARK_SYMBOL_BEYOND` of the contrast or more: the light die round a dark symbol."""
+    lighter = level < -DARK_SYMBOL_BEYOND * contrast
     if not lighter.any():
         return None
     channels = window.shape[2] if window.ndim == 3 else 1
@@ -309,17 +314,13 @@ def mean_side(corners: npt.ArrayLike) -> float:
     return float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
 
 
-def _side(square: FittedSquare) -> float:
-    return mean_side(square.corners)
-
-
 def _holds(face: FittedSquare, symbol: FittedSquare) -> bool:
     """Whether ``face`` is a strong fit, not itself a symbol, at least :data:`HOLDS` times as large
     as ``symbol``, with the symbol's centre well inside it."""
-    if face.strength < FIT_STRENGTH or face.beyond <= SYMBOL_BEYOND or _side(face) < HOLDS * _side(symbol):
+    if face.strength < FIT_STRENGTH or face.beyond <= SYMBOL_BEYOND or mean_side(face.corners) < HOLDS * mean_side(symbol.corners):
         return False
     offset = np.abs(symbol.corners.mean(axis=0) - face.corners.mean(axis=0))
-    return bool(np.all(offset < 0.25 * _side(face)))
+    return bool(np.all(offset < 0.25 * mean_side(face.corners)))
 
 
 def _die_window(image: Frame, cx: float, cy: float, size: float) -> tuple[npt.NDArray[np.float32], float, float, int, float]:
@@ -335,7 +336,7 @@ def _die_window(image: Frame, cx: float, cy: float, size: float) -> tuple[npt.ND
 def _fit_colour(image: Frame, cx: float, cy: float, size: float, colour: npt.NDArray[np.float32], every_side_steps: bool) -> FittedSquare | None:
     """The square fitted to ``colour`` round the die at (cx, cy), ``size`` across, against the tray round it."""
     window, mx, my, shrink, work = _die_window(image, cx, cy, size)
-    level = _level(window, _colours(window, work)[0], colour)
+    level = _level(window, _tray_colour(window, work), colour)
     return _fit_level(*level, work, shrink, mx, my, every_side_steps, beyond=True) if level is not None else None
 
 
