@@ -1299,6 +1299,11 @@ EDGE_SLACK = 0.15
 WHOLE_DIE = 0.7
 #: A die the face network gives "no die" this much or more is not a die (a side face, a shadow).
 NOT_A_DIE = 0.5
+#: The sides, as shares of a body's outlined side, of a square fitted at that outline that stand
+#: for it (:func:`_fitted_to`): an outline may sit a few pixels inside the face's edge (a tenth of
+#: a white die on light wood); under 1.05 the two agree within the fit's own steps (a die is
+#: fitted at about 40 px: in a 96 px photo, 2 px a step), and the outline stands.
+REFIT_SIDES = (1.05, 1.25)
 
 
 def top_face_crop(image: Frame, die: FoundDie) -> Frame:
@@ -1372,9 +1377,11 @@ def outline_found_die(
     the one die centred in it, else among its bodies, else among its faces read by pips; a frame
     at the table: among ``whole``, the bodies found in it once per frame), then in a window two
     dice across round the die (:func:`die_window`), where the finders see the die and little else.
-    ``lone``: the image is a calibration photo of this one die; where nothing else outlines it,
-    the square whose every side steps up to it is its face (:func:`fit_face_square`'s
-    ``every_side_steps``), not the detector's square, which may be far too big."""
+    ``lone``: the image is a calibration photo of this one die; a body outlined is cut by the square
+    fitted at the outline (:func:`_fitted_to`), and where nothing else outlines it, the square
+    whose every side steps up to it is its face (:func:`fit_face_square`'s ``every_side_steps``),
+    not the detector's square, which may be far too big. (At the table a body's outline stands:
+    fitted there too, as many dice were read right and the rest changed at random.)"""
     fitted = fit_face_square(image, die.cx, die.cy, die.size)
     if fitted is not None and fitted.strength >= FIT_STRENGTH:
         return _fitted_face(image, fitted.corners)
@@ -1384,16 +1391,43 @@ def outline_found_die(
     else:
         outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], die)
     if outlined is not None:
-        return outlined
+        return _fitted_to(image, outlined) if lone else outlined
     window, x0, y0 = die_window(image, die, repeat_edge=repeat_edge)
     local = _outline_in(window, FoundDie(die.cx - x0, die.cy - y0, die.size, die.score), bodies, pips)
     if local is not None:
-        return _moved(local, x0, y0)
+        local = _moved(local, x0, y0)
+        return _fitted_to(image, local) if lone else local
     if lone:
         stepped = fit_face_square(image, die.cx, die.cy, die.size, every_side_steps=True)
         if stepped is not None and stepped.strength >= FIT_STRENGTH:
             return _fitted_face(image, stepped.corners)
     return None
+
+
+def _fitted_to(image: Frame, outlined: FaceCandidate) -> FaceCandidate:
+    """``outlined`` (a body the finders outlined) cut as :func:`fit_face_square` fits the die at the
+    outline's centre and size, where that fit is strong and round the outline (its side within
+    :data:`REFIT_SIDES` of the outline's, centred within a quarter of it); else the outline as
+    found.
+
+    The first fit starts from the detector's size, which its coarse look can make far too big (a
+    white die on light wood); a die outlined then would be cut by its body's outline, which sits
+    a little inside the face, while at the table the same die, sized well, is cut by the fit: its
+    corner number, cut off in the exemplar, would then be matched against a whole one. A face read
+    by its pips keeps its layout and is not fitted again."""
+    if outlined.layout is not None or len(outlined.quad) != 4:
+        return outlined
+    side = mean_side(outlined.quad)
+    cx, cy = outlined.center
+    fitted = fit_face_square(image, cx, cy, side / TOP_FACE)
+    if fitted is None or fitted.strength < FIT_STRENGTH:
+        return outlined
+    low, high = REFIT_SIDES
+    offset = np.abs(fitted.corners.mean(axis=0) - (cx, cy))
+    if not low <= mean_side(fitted.corners) / side <= high or bool(np.any(offset > 0.25 * side)):
+        return outlined
+    refitted = _fitted_face(image, fitted.corners)
+    return dataclasses.replace(refitted, flags=refitted.flags | outlined.flags)
 
 
 def _fitted_face(image: Frame, corners: npt.NDArray[np.float64]) -> FaceCandidate:
