@@ -1381,7 +1381,8 @@ def outline_found_die(
     fitted at the outline (:func:`_fitted_to`), and where nothing else outlines it, the square
     whose every side steps up to it is its face (:func:`fit_face_square`'s ``every_side_steps``),
     not the detector's square, which may be far too big. (At the table a body's outline stands:
-    fitted there too, as many dice were read right and the rest changed at random.)"""
+    fitted there too, over seven measurements 6 more dice were read right on wood and 3 fewer at
+    another table, no gain for a change to every frame.)"""
     fitted = fit_face_square(image, die.cx, die.cy, die.size)
     if fitted is not None and fitted.strength >= FIT_STRENGTH:
         return _fitted_face(image, fitted.corners)
