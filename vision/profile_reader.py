@@ -1391,13 +1391,12 @@ def outline_found_die(
         outlined = _outline_in(image, die, bodies, pips)
     else:
         outlined = nearest_outline([c for c in whole if not c.touches_frame_edge], die)
+    if outlined is None:
+        window, x0, y0 = die_window(image, die, repeat_edge=repeat_edge)
+        local = _outline_in(window, FoundDie(die.cx - x0, die.cy - y0, die.size, die.score), bodies, pips)
+        outlined = _moved(local, x0, y0) if local is not None else None
     if outlined is not None:
         return _fitted_to(image, outlined) if lone else outlined
-    window, x0, y0 = die_window(image, die, repeat_edge=repeat_edge)
-    local = _outline_in(window, FoundDie(die.cx - x0, die.cy - y0, die.size, die.score), bodies, pips)
-    if local is not None:
-        local = _moved(local, x0, y0)
-        return _fitted_to(image, local) if lone else local
     if lone:
         stepped = fit_face_square(image, die.cx, die.cy, die.size, every_side_steps=True)
         if stepped is not None and stepped.strength >= FIT_STRENGTH:
