@@ -19,7 +19,11 @@ off the die. :func:`fit_face_square` fits the face to the die itself:
 3. turned upright, the square whose four sides step from tray up to die body most strongly, along
    their whole length (the median along each line: a face's edge runs straight across the die,
    artwork's edges cross a line only here and there). Artwork is drawn to stand out from the
-   body, so its edges step the other way and do not count.
+   body, so its edges step the other way and do not count;
+4. seen off vertical, a die shows one or two side faces beside its top face, shaded between the
+   tray and the top face: the square round the whole die would put the top face's corner number
+   off its place in the crop, so a side with such a band inside it is moved in to the top face's
+   own step down to the band (the face is then a rectangle, as it looks from there).
 
 The fit says how sure it is (:attr:`FittedSquare.strength`): the weakest side's step as a share of
 the strongest contrast with the tray round the die (its body's or its artwork's). A black die on a
@@ -60,7 +64,7 @@ DIRECTION_BINS = 90
 @dataclass(frozen=True)
 class FittedSquare:
     """A top face fitted to the die's edges: its corners (top left, then clockwise as the image
-    shows it) and ``strength``, the weakest side's step from tray to die as a share of the
+    shows it; a square, or a rectangle where a side face showed beside it) and ``strength``, the weakest side's step from tray to die as a share of the
     strongest contrast with the tray round the die (0.2 or more for most dice plain against
     their tray)."""
 
@@ -389,11 +393,66 @@ def _fit_level(
     d, x0, y0 = int(sides[best]), int(lefts[best]), int(tops[best])
     steps = (columns[x0], -columns[x0 + d], rows[y0], -rows[y0 + d])
     around = _beyond(np.asarray(upright, np.float32), x0, y0, d) / body if beyond else 0.0
-    upright_corners = np.array([[x0, y0], [x0 + d, y0], [x0 + d, y0 + d], [x0, y0 + d]], np.float64)
+    # Seen off vertical, a die shows side faces beside its top face: along each axis, a side moved
+    # in to the top face's own edge where a side face lies between (the strength stays the die's).
+    flat = np.asarray(upright, np.float32)
+    strongest = float(max(steps))
+    x0, x1 = _without_side_face(columns, _row_medians(flat[band, :].T).astype(np.float64), x0, x0 + d, body, strongest)
+    y0, y1 = _without_side_face(rows, _row_medians(flat[:, band]).astype(np.float64), y0, y0 + d, body, strongest)
+    upright_corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
     back = cv2.invertAffineTransform(matrix)
     in_window = upright_corners @ back[:, :2].T + back[:, 2]
     corners = (in_window - c) * shrink + np.array([mx, my])
     return FittedSquare(_top_left_first(corners), float(min(steps)) / max(1e-6, float(np.max(np.abs(level)))), around)
+
+
+#: A side face seen beside the top face (a view off vertical) is shaded between the tray's level
+#: and the top face's: at this share of the body's level, at least and at most.
+SIDE_FACE_LEVELS = (0.1, 0.8)
+#: ... as wide as this share of the square's side, at least and at most (about 0.35 at 20 degrees
+#: off vertical; under 0.06 the two steps blur into one).
+SIDE_FACE_WIDTHS = (0.06, 0.4)
+#: The top face's step down to its side face is at least this share of the side face's step down
+#: to the tray, and of half the square's strongest side.
+SIDE_FACE_STEP = 0.35
+
+
+def _without_side_face(
+    profile: npt.NDArray[np.float64], levels: npt.NDArray[np.float64], start: int, end: int, body: float, strongest: float
+) -> tuple[int, int]:
+    """The square's two sides along one axis (``start`` stepping up from the tray to the die,
+    ``end`` down from it; ``profile`` the steps along the axis, ``levels`` the level there), one of
+    them moved in to the top face's own edge where a side face shows beyond it (:func:`_side_face_edge`).
+    A side face each way is no view of a die: then neither moves."""
+    n = len(profile)
+    far = _side_face_edge(profile, levels, start, end, body, strongest)
+    # the near side is the far side of the axis run backwards
+    near = _side_face_edge(-profile[::-1], levels[::-1], n - 1 - end, n - 1 - start, body, strongest)
+    if (far is None) == (near is None):
+        return start, end
+    return (start, far) if far is not None else (n - 1 - int(near or 0), end)
+
+
+def _side_face_edge(
+    profile: npt.NDArray[np.float64], levels: npt.NDArray[np.float64], start: int, end: int, body: float, strongest: float
+) -> int | None:
+    """Where the top face ends short of ``end`` with a side face between: a step down inside it as
+    strong as :data:`SIDE_FACE_STEP` asks, a band beyond it at :data:`SIDE_FACE_LEVELS` with no
+    step up across it (a dark number near a face's edge steps down and up again; a die's shadow
+    lies darker than the tray), and the top face at the body's level inside it."""
+    d = end - start
+    low, high = max(2, int(round(SIDE_FACE_WIDTHS[0] * d))), int(round(SIDE_FACE_WIDTHS[1] * d))
+    inner = [p for p in range(max(start + 1, end - high), end - low + 1) if profile[p] < 0 and profile[p] <= min(profile[p - 1], profile[p + 1])]
+    if not inner:
+        return None
+    edge = min(inner, key=lambda p: float(profile[p]))
+    step = -float(profile[edge])
+    if step < SIDE_FACE_STEP * max(-float(profile[end]), 0.5 * strongest) or float(profile[edge + 1 : end].max()) > 0.25 * step:
+        return None
+    band = float(np.median(levels[edge + 1 : end])) / body
+    # the top face just inside the step, clear of its slope
+    top = float(np.median(levels[max(0, edge - 4) : max(1, edge - 1)])) / body
+    return edge if SIDE_FACE_LEVELS[0] <= band <= SIDE_FACE_LEVELS[1] and 0.8 <= top <= 1.25 and band <= top - 0.2 else None
 
 
 def _beyond(upright: npt.NDArray[np.float32], x0: int, y0: int, d: int) -> float:
