@@ -1304,6 +1304,10 @@ NOT_A_DIE = 0.5
 #: a white die on light wood); under 1.05 the two agree within the fit's own steps (a die is
 #: fitted at about 40 px: in a 96 px photo, 2 px a step), and the outline stands.
 REFIT_SIDES = (1.05, 1.25)
+#: At the table, a die whose first fit is weak is fitted again at this share of the detector's size:
+#: on a table about as light as the dice the detector can size a die 1.3-1.55 times too big, and
+#: the window of that size takes in the die's neighbourhood (docs/calibration.md).
+SMALLER_FIT = 0.8
 
 
 def top_face_crop(image: Frame, die: FoundDie) -> Frame:
@@ -1373,7 +1377,11 @@ def outline_found_die(
     :func:`top_face_crop` cuts it where the detector put it).
 
     Calibration and reading cut a die alike through this function, so that a die at the table is
-    compared with exemplars cut the same way: first in the whole image (a calibration photo: as
+    compared with exemplars cut the same way: first as :func:`fit_face_square` fits it (at the
+    table, where that fit is weak, fitted again at :data:`SMALLER_FIT` of the detector's size: a
+    light table's dice are often sized too big; done in calibration photos too, 9 fewer dice
+    on felt were read right over seven measurements),
+    then outlined by the finders: in the whole image (a calibration photo: as
     the one die centred in it, else among its bodies, else among its faces read by pips; a frame
     at the table: among ``whole``, the bodies found in it once per frame), then in a window two
     dice across round the die (:func:`die_window`), where the finders see the die and little else.
@@ -1386,6 +1394,10 @@ def outline_found_die(
     fitted = fit_face_square(image, die.cx, die.cy, die.size)
     if fitted is not None and fitted.strength >= FIT_STRENGTH:
         return _fitted_face(image, fitted.corners)
+    if not lone:
+        smaller = fit_face_square(image, die.cx, die.cy, SMALLER_FIT * die.size)
+        if smaller is not None and smaller.strength >= FIT_STRENGTH:
+            return _fitted_face(image, smaller.corners)
     pips = pips if pips is not None else FaceDetector()
     if whole is None:
         outlined = _outline_in(image, die, bodies, pips)
