@@ -33,6 +33,7 @@ dark cloth, or its shadow, leaves that weak.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -397,8 +398,8 @@ def _fit_level(
     # in to the top face's own edge where a side face lies between (the strength stays the die's).
     flat = np.asarray(upright, np.float32)
     strongest = float(max(steps))
-    x0, x1 = _without_side_face(columns, _row_medians(flat[band, :].T).astype(np.float64), x0, x0 + d, body, strongest)
-    y0, y1 = _without_side_face(rows, _row_medians(flat[:, band]).astype(np.float64), y0, y0 + d, body, strongest)
+    x0, x1 = _without_side_face(columns, lambda: _row_medians(flat[band, :].T), x0, x0 + d, body, strongest)
+    y0, y1 = _without_side_face(rows, lambda: _row_medians(flat[:, band]), y0, y0 + d, body, strongest)
     upright_corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
     back = cv2.invertAffineTransform(matrix)
     in_window = upright_corners @ back[:, :2].T + back[:, 2]
@@ -418,28 +419,31 @@ SIDE_FACE_STEP = 0.35
 
 
 def _without_side_face(
-    profile: npt.NDArray[np.float64], levels: npt.NDArray[np.float64], start: int, end: int, body: float, strongest: float
+    profile: npt.NDArray[np.float64], levels: Callable[[], npt.NDArray[np.float32]], start: int, end: int, body: float, strongest: float
 ) -> tuple[int, int]:
     """The square's two sides along one axis (``start`` stepping up from the tray to the die,
-    ``end`` down from it; ``profile`` the steps along the axis, ``levels`` the level there), one of
-    them moved in to the top face's own edge where a side face shows beyond it (:func:`_side_face_edge`).
-    A side face each way is no view of a die: then neither moves."""
+    ``end`` down from it; ``profile`` the steps along the axis, ``levels`` the level at each place
+    along it, asked only where a step inside a side may be a side face's), one of them moved in to
+    the top face's own edge where a side face shows beyond it. A side face each way is no view of
+    a die: then neither moves."""
     n = len(profile)
-    far = _side_face_edge(profile, levels, start, end, body, strongest)
-    # the near side is the far side of the axis run backwards
-    near = _side_face_edge(-profile[::-1], levels[::-1], n - 1 - end, n - 1 - start, body, strongest)
+    backwards = -profile[::-1]  # the near side is the far side of the axis run backwards
+    far = _inner_step(profile, start, end, strongest)
+    near = _inner_step(backwards, n - 1 - end, n - 1 - start, strongest)
+    if far is None and near is None:
+        return start, end
+    along = levels().astype(np.float64)
+    far = far if far is not None and _side_face_beyond(along, far, end, body) else None
+    near = near if near is not None and _side_face_beyond(along[::-1], near, n - 1 - start, body) else None
     if (far is None) == (near is None):
         return start, end
     return (start, far) if far is not None else (n - 1 - int(near or 0), end)
 
 
-def _side_face_edge(
-    profile: npt.NDArray[np.float64], levels: npt.NDArray[np.float64], start: int, end: int, body: float, strongest: float
-) -> int | None:
-    """Where the top face ends short of ``end`` with a side face between: a step down inside it as
-    strong as :data:`SIDE_FACE_STEP` asks, a band beyond it at :data:`SIDE_FACE_LEVELS` with no
-    step up across it (a dark number near a face's edge steps down and up again; a die's shadow
-    lies darker than the tray), and the top face at the body's level inside it."""
+def _inner_step(profile: npt.NDArray[np.float64], start: int, end: int, strongest: float) -> int | None:
+    """A step down inside ``end`` where a side face would end the top face: :data:`SIDE_FACE_WIDTHS`
+    from it, as strong as :data:`SIDE_FACE_STEP` asks, with no step up between it and ``end`` (a
+    dark number near a face's edge steps down and up again)."""
     d = end - start
     low, high = max(2, int(round(SIDE_FACE_WIDTHS[0] * d))), int(round(SIDE_FACE_WIDTHS[1] * d))
     inner = [p for p in range(max(start + 1, end - high), end - low + 1) if profile[p] < 0 and profile[p] <= min(profile[p - 1], profile[p + 1])]
@@ -449,10 +453,23 @@ def _side_face_edge(
     step = -float(profile[edge])
     if step < SIDE_FACE_STEP * max(-float(profile[end]), 0.5 * strongest) or float(profile[edge + 1 : end].max()) > 0.25 * step:
         return None
-    band = float(np.median(levels[edge + 1 : end])) / body
-    # the top face just inside the step, clear of its slope
-    top = float(np.median(levels[max(0, edge - 4) : max(1, edge - 1)])) / body
-    return edge if SIDE_FACE_LEVELS[0] <= band <= SIDE_FACE_LEVELS[1] and 0.8 <= top <= 1.25 and band <= top - 0.2 else None
+    return edge
+
+
+def _side_face_beyond(levels: npt.NDArray[np.float64], edge: int, end: int, body: float) -> bool:
+    """Whether the band from ``edge`` to ``end`` lies at :data:`SIDE_FACE_LEVELS` (a die's shadow
+    lies darker than the tray) with the top face at the body's level inside it, clear of the step's
+    slope."""
+    band = _median(levels[edge + 1 : end]) / body
+    top = _median(levels[max(0, edge - 4) : max(1, edge - 1)]) / body
+    return SIDE_FACE_LEVELS[0] <= band <= SIDE_FACE_LEVELS[1] and 0.8 <= top <= 1.25 and band <= top - 0.2
+
+
+def _median(values: npt.NDArray[np.float64]) -> float:
+    """:func:`numpy.median` of a few values, without its overhead."""
+    ordered = np.sort(values)
+    half = len(ordered) // 2
+    return float(ordered[half]) if len(ordered) % 2 else float(0.5 * (ordered[half - 1] + ordered[half]))
 
 
 def _beyond(upright: npt.NDArray[np.float32], x0: int, y0: int, d: int) -> float:
