@@ -65,9 +65,9 @@ DIRECTION_BINS = 90
 @dataclass(frozen=True)
 class FittedSquare:
     """A top face fitted to the die's edges: its corners (top left, then clockwise as the image
-    shows it; a square, or a rectangle where a side face showed beside it) and ``strength``, the weakest side's step from tray to die as a share of the
-    strongest contrast with the tray round the die (0.2 or more for most dice plain against
-    their tray)."""
+    shows it; a square, or a rectangle where a side face showed beside it) and ``strength``, the
+    weakest side's step from tray to die as a share of the strongest contrast with the tray round
+    the die (0.2 or more for most dice plain against their tray)."""
 
     corners: Corners
     strength: float
