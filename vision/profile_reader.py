@@ -1391,13 +1391,10 @@ def outline_found_die(
     not the detector's square, which may be far too big. (At the table a body's outline stands:
     fitted there too, over seven measurements 6 more dice were read right on wood and 3 fewer at
     another table, no gain for a change to every frame.)"""
-    fitted = fit_face_square(image, die.cx, die.cy, die.size)
-    if fitted is not None and fitted.strength >= FIT_STRENGTH:
-        return _fitted_face(image, fitted.corners)
-    if not lone:
-        smaller = fit_face_square(image, die.cx, die.cy, SMALLER_FIT * die.size)
-        if smaller is not None and smaller.strength >= FIT_STRENGTH:
-            return _fitted_face(image, smaller.corners)
+    for size in (die.size,) if lone else (die.size, SMALLER_FIT * die.size):
+        fitted = fit_face_square(image, die.cx, die.cy, size)
+        if fitted is not None and fitted.strength >= FIT_STRENGTH:
+            return _fitted_face(image, fitted.corners)
     pips = pips if pips is not None else FaceDetector()
     if whole is None:
         outlined = _outline_in(image, die, bodies, pips)

@@ -21,6 +21,7 @@ from vision.detect import CROP_SIZE
 from vision.learned import TOP_FACE, FoundDie, LearnedReader
 from vision.layout import LayoutFit
 from vision.profile_reader import BodyDetector, DetectedFace, LearnedFaceFinder, _fitted_face, _fitted_to, outline_found_die, top_face_crop
+from vision.square_fit import mean_side
 from vision.types import DieStatus
 from tests.vision.test_square_fit import LIGHT_WOOD, corner_error, drawn_heart_die
 
@@ -173,8 +174,8 @@ def test_an_outline_no_square_fits_or_read_by_its_pips_stays_as_found() -> None:
 def test_a_die_sized_too_big_on_a_light_table_is_cut_by_the_square_fitted_smaller(tray: tuple[int, int, int]) -> None:
     """On a table about as light as its dice the detector can size a die 1.4 times too big, and no
     square fits that size (its window takes in the die's neighbourhood): 4 of these 12 dice on the
-    grey table were left to the detector's square and 2 more cut off by 0.06-0.12, and on one the colour of light wood 3.
-    Fitted again at 0.8 of the size, every one is cut to its face."""
+    grey table were left to the detector's square and 2 more cut off by 0.06-0.12, and 3 on the
+    one the colour of light wood. Fitted again at 0.8 of the size, every one is cut to its face."""
     bodies = BodyDetector()
     for seed in range(12):
         rng = np.random.default_rng(seed)
@@ -182,8 +183,7 @@ def test_a_die_sized_too_big_on_a_light_table_is_cut_by_the_square_fitted_smalle
         photo = render_tray(scene, rng)
         truth = np.array(photo.truth[0].quad)
         centre = truth.mean(axis=0)
-        side = float(np.mean(np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1)))
-        die = FoundDie(float(centre[0]), float(centre[1]), 1.4 * side / TOP_FACE, 0.9)
+        die = FoundDie(float(centre[0]), float(centre[1]), 1.4 * mean_side(truth) / TOP_FACE, 0.9)
         cut = outline_found_die(photo.frame, die, bodies, whole=bodies.find(photo.frame))
         assert cut is not None, seed
         assert corner_error(np.array(cut.quad), truth) < 0.05, seed

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from hardware.sim import Background, DieDesign, DieStyle, random_scene, render_tray
+from hardware.sim.render import RenderedTray
 from vision.learned import LearnedReader
 from vision.profile_reader import FIT_STRENGTH
 from vision.square_fit import fit_face_square
@@ -206,6 +207,21 @@ def test_a_dark_number_near_the_edge_or_a_shadow_is_no_side_face(turn: float) ->
     assert fitted is not None and corner_error(fitted.corners, (corners.astype(np.float64) + 0.5) / 8.0 - 0.5) < 0.04
 
 
+def fits_of_rendered_dice(reader: LearnedReader, tray: RenderedTray) -> list[tuple[float, float]]:
+    """For each die of a rendered tray lying flat that the detector finds, the square fitted where
+    it found it: its corner error against the true top face, and its strength ((1, 0) for no fit)."""
+    found = reader.find(tray.frame)
+    out = []
+    for truth in tray.truth:
+        x, y, w, h = truth.box
+        near = [f for f in found if abs(f.cx - (x + w / 2)) < w / 2 and abs(f.cy - (y + h / 2)) < h / 2]
+        if truth.status is not DieStatus.OK or not near:
+            continue
+        fitted = fit_face_square(tray.frame, near[0].cx, near[0].cy, near[0].size)
+        out.append((corner_error(fitted.corners, np.asarray(truth.quad)), fitted.strength) if fitted is not None else (1.0, 0.0))
+    return out
+
+
 def test_rendered_hero_dice_seen_off_vertical_on_dark_trays_are_fitted_to_their_top_faces() -> None:
     """Hero dice on dark trays seen 12-20 degrees off vertical: of the fits strong enough to cut by,
     most lie within a twentieth of a side of the true top face (86 %; 69 % with the side faces taken
@@ -219,16 +235,8 @@ def test_rendered_hero_dice_seen_off_vertical_on_dark_trays_are_fitted_to_their_
                 rng, 2, designs=[DieDesign.barbarian()], styles=[DieStyle()], tilt_deg=float(rng.uniform(12, 20)),
                 background=Background("plain", colour, 5), die_px=float(rng.uniform(50, 80)),
             )  # fmt: skip
-            tray = render_tray(scene, rng)
-            found = reader.find(tray.frame)
-            for truth in tray.truth:
-                x, y, w, h = truth.box
-                near = [f for f in found if abs(f.cx - (x + w / 2)) < w / 2 and abs(f.cy - (y + h / 2)) < h / 2]
-                if truth.status is not DieStatus.OK or not near:
-                    continue
-                fitted = fit_face_square(tray.frame, near[0].cx, near[0].cy, near[0].size)
-                if fitted is not None and fitted.strength >= FIT_STRENGTH:
-                    errors.append(corner_error(fitted.corners, np.asarray(truth.quad)))
+            fits = fits_of_rendered_dice(reader, render_tray(scene, rng))
+            errors.extend(error for error, strength in fits if strength >= FIT_STRENGTH)
     assert len(errors) >= 20, errors
     assert np.mean(np.array(errors) < 0.05) >= 0.8, errors
 
@@ -269,15 +277,7 @@ def test_rendered_hero_dice_on_light_wood_are_fitted() -> None:
     errors = []
     for _ in range(12):
         scene = random_scene(rng, 2, designs=[DieDesign.barbarian()], styles=[DieStyle()], tilt_deg=0, background=WOOD, die_px=float(rng.uniform(44, 80)))
-        tray = render_tray(scene, rng)
-        found = reader.find(tray.frame)
-        for truth in tray.truth:
-            x, y, w, h = truth.box
-            near = [f for f in found if abs(f.cx - (x + w / 2)) < w / 2 and abs(f.cy - (y + h / 2)) < h / 2]
-            if truth.status is not DieStatus.OK or not near:
-                continue
-            fitted = fit_face_square(tray.frame, near[0].cx, near[0].cy, near[0].size)
-            errors.append((corner_error(fitted.corners, np.asarray(truth.quad)), fitted.strength) if fitted is not None else (1.0, 0.0))
+        errors.extend(fits_of_rendered_dice(reader, render_tray(scene, rng)))
     used = [error for error, strength in errors if strength >= FIT_STRENGTH]
     assert len(errors) >= 18 and len(used) >= 0.75 * len(errors), errors
     assert np.mean(np.array(used) < 0.1) >= 0.9, errors
